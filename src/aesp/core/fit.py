@@ -50,7 +50,7 @@ def pick_gpus(gpu_free_row: FloatArray, request: Request) -> tuple[int, ...]:
     if candidates.size < request.gpu_count:
         raise ValueError("request does not fit the node's GPUs")
     if request.gpu_count == 1:
-        best = candidates[np.argmin(gpu_free_row[candidates], kind="stable")]
+        best = candidates[np.argmin(gpu_free_row[candidates])]
         return (int(best),)
     return tuple(int(i) for i in candidates[: request.gpu_count])
 

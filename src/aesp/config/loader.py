@@ -1,0 +1,66 @@
+"""Finding and loading scenario YAML files, with one clear error for anything wrong."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from aesp.config.models import ScenarioConfig
+
+SCENARIOS_DIR = Path(__file__).resolve().parents[1] / "configs" / "scenarios"
+DEFAULT_SCENARIO = "seed-experiment"
+
+
+class ConfigError(ValueError):
+    """A configuration file is missing, unreadable or invalid."""
+
+
+def available_scenarios() -> tuple[str, ...]:
+    """Names of the scenarios shipped with the package."""
+    return tuple(sorted(p.stem for p in SCENARIOS_DIR.glob("*.yaml")))
+
+
+def scenario_path(name_or_path: str) -> Path:
+    """A shipped scenario's file by name, or the given file path.
+
+    Raises:
+        ConfigError: neither a shipped name nor an existing file.
+    """
+    path = Path(name_or_path)
+    if path.suffix in (".yaml", ".yml"):
+        if not path.is_file():
+            raise ConfigError(f"scenario file not found: {path}")
+        return path
+    shipped = SCENARIOS_DIR / f"{name_or_path}.yaml"
+    if not shipped.is_file():
+        raise ConfigError(
+            f"unknown scenario {name_or_path!r}; known: {', '.join(available_scenarios())}"
+        )
+    return shipped
+
+
+def read_yaml(path: Path) -> Any:
+    try:
+        return yaml.safe_load(path.read_text())
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path} is not valid YAML: {exc}") from None
+
+
+def load_scenario(name_or_path: str = DEFAULT_SCENARIO) -> ScenarioConfig:
+    """Load and validate a scenario.
+
+    Raises:
+        ConfigError: naming the file and the first invalid field.
+    """
+    path = scenario_path(name_or_path)
+    try:
+        return ScenarioConfig.model_validate(read_yaml(path))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        raise ConfigError(f"{path}: {loc}: {first['msg']}") from None
