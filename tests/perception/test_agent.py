@@ -24,7 +24,9 @@ class FlakyLink:
         return self.up
 
 
-def _agent(policy: FixedInterval | Adaptive, link: FlakyLink, capacity: int = 720) -> tuple[Agent, FleetMetrics]:
+def _agent(
+    policy: FixedInterval | Adaptive, link: FlakyLink, capacity: int = 720
+) -> tuple[Agent, FleetMetrics]:
     fleet = FleetMetrics(["n1"])
     fleet.set_metric("cpu_pct", np.array([20.0]))
     agent = Agent("a1", "n1", fleet.collector("n1"), policy, link, buffer_capacity=capacity)

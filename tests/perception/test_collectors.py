@@ -25,8 +25,15 @@ def test_host_collector_reads_twelve_fields_with_none_only_where_unreadable() ->
     sample = collector.collect(0.0)
     values = sample.model_dump()
     assert len(values) >= 12
-    always = ("cpu_pct", "mem_pct", "disk_pct", "disk_io_bytes_per_s", "net_rx_bytes_per_s",
-              "net_tx_bytes_per_s", "load_avg_1m")
+    always = (
+        "cpu_pct",
+        "mem_pct",
+        "disk_pct",
+        "disk_io_bytes_per_s",
+        "net_rx_bytes_per_s",
+        "net_tx_bytes_per_s",
+        "load_avg_1m",
+    )
     for name in always:
         assert values[name] is not None, f"{name} should be readable on any Linux host"
     # No probe configured -> no latency; GPU fields only with NVML and a device.

@@ -18,7 +18,9 @@ from aesp.perception.schema import (
 
 
 def _report(**metrics: float) -> AgentReport:
-    return AgentReport(agent_id="a1", node="n1", seq=7, time_s=60.0, metrics=MetricSample(**metrics))
+    return AgentReport(
+        agent_id="a1", node="n1", seq=7, time_s=60.0, metrics=MetricSample(**metrics)
+    )
 
 
 def test_twelve_metrics_round_trip_through_json() -> None:
@@ -62,8 +64,9 @@ def test_rejects_unknown_fields_and_versions() -> None:
     with pytest.raises(ValidationError, match="seq"):
         AgentReport.model_validate({**payload, "seq": -1})
     with pytest.raises(ValidationError, match="cpu_pct"):
-        AgentReport.from_json_bytes(b'{"agent_id":"a","node":"n","seq":0,"time_s":0,'
-                                    b'"metrics":{"cpu_pct":"NaN"}}')
+        AgentReport.from_json_bytes(
+            b'{"agent_id":"a","node":"n","seq":0,"time_s":0,"metrics":{"cpu_pct":"NaN"}}'
+        )
 
 
 def test_reports_are_immutable() -> None:

@@ -182,4 +182,3 @@ class Adaptive:
     def _set(self, mode: Mode) -> None:
         self.mode, self._calm = mode, 0
         self.switches += 1
-

@@ -117,7 +117,9 @@ class EwmaChart:
     def update(self, x: FloatArray) -> BoolArray:
         x = np.asarray(x, np.float64)
         prev = x if self._ewma is None else self._ewma
-        self._ewma = np.where(np.isnan(x), prev, self.lam * x + (1 - self.lam) * np.nan_to_num(prev))
+        self._ewma = np.where(
+            np.isnan(x), prev, self.lam * x + (1 - self.lam) * np.nan_to_num(prev)
+        )
         alarm = np.zeros(x.shape, np.bool_)
         if len(self._history) >= self.min_periods:
             mu, sigma = robust_centre_scale(np.stack(self._history), self.min_scale)

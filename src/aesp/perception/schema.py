@@ -111,7 +111,9 @@ class MetricSample(BaseModel):
         """
         if values.shape != (N_METRICS,):
             raise ValueError(f"expected {N_METRICS} metric values, got shape {values.shape}")
-        fields = {n: None if np.isnan(v) else float(v) for n, v in zip(METRIC_NAMES, values, strict=True)}
+        fields = {
+            n: None if np.isnan(v) else float(v) for n, v in zip(METRIC_NAMES, values, strict=True)
+        }
         return cls(**fields)
 
 

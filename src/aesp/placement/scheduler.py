@@ -11,6 +11,7 @@ from aesp.core import ClusterSnapshot, Decision, Task
 from aesp.placement.framework.interfaces import CycleState
 from aesp.placement.framework.profile import Profile, load_profile
 from aesp.placement.framework.runtime import Framework
+from aesp.placement.solvers.hungarian import HungarianSolver
 from aesp.placement.solvers.sequential import SequentialSolver
 
 
@@ -27,10 +28,10 @@ class FrameworkScheduler:
         self.rng = np.random.default_rng(seed)
         self.solver = self._make_solver()
 
-    def _make_solver(self) -> SequentialSolver:
-        if self.profile.solver == "sequential":
-            return SequentialSolver(self.framework)
-        raise ValueError(f"solver {self.profile.solver!r} is not available")
+    def _make_solver(self) -> SequentialSolver | HungarianSolver:
+        if self.profile.solver == "hungarian":
+            return HungarianSolver(self.framework)
+        return SequentialSolver(self.framework)
 
     @property
     def name(self) -> str:

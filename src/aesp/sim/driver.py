@@ -32,6 +32,8 @@ class SimConfig:
     """A task still pending this long after arrival leaves unscheduled; None waits forever."""
     record_fragmentation: bool = True
     """Sample GPU fragmentation after every cycle."""
+    compliance_usd_per_gb: float = 0.05
+    """Compliance cost charged per GB of data processed outside its origin's jurisdiction."""
 
 
 class SpeedModel(Protocol):
@@ -159,6 +161,8 @@ class Simulation:
             if task.data_size_gb > 0 and origin != node_site:
                 transfer_s = task.data_size_gb * 8000.0 / float(topo.bandwidth_mbps[origin, node_site])
                 self.recorder.transfer_usd += task.data_size_gb * float(topo.usd_per_gb[origin, node_site])
+            if topo.sites[origin].jurisdiction != topo.sites[node_site].jurisdiction:
+                self.recorder.compliance_usd += task.data_size_gb * self.config.compliance_usd_per_gb
         self.recorder.bound(task.id, now_s, binding.node, rtt_ms)
         self.queue.push(now_s + transfer_s, EventKind.START, task.id)
 
@@ -176,7 +180,7 @@ class Simulation:
         self.recorder.set(task_id, Outcome.COMPLETED)
         node_price = float(self.table.usd_per_hour[binding.node])
         cpu_share = task.request.cpu_milli / float(self.table.capacity[binding.node, 0])
-        self.recorder.compute_usd += node_price * cpu_share * (now_s - self.recorder.bind_s[i]) / 3600
+        self.recorder.compute_usd += node_price * cpu_share * float(now_s - self.recorder.bind_s[i]) / 3600
         self._finish()
         self._request_cycle(now_s)
 

@@ -68,6 +68,7 @@ class RunMetrics:
     invalid_bindings: int = 0
     transfer_usd: float = 0.0
     compute_usd: float = 0.0
+    compliance_usd: float = 0.0
     extra: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -90,6 +91,7 @@ class Recorder:
         self.rtt_ms = np.full(n, np.nan)
         self.transfer_usd = 0.0
         self.compute_usd = 0.0
+        self.compliance_usd = 0.0
         self.capacity_total = capacity_total
         self.alloc_integral = np.zeros(3)
         self.last_t: float | None = None
@@ -143,6 +145,7 @@ class Recorder:
             invalid_bindings=self.invalid_bindings,
             transfer_usd=self.transfer_usd,
             compute_usd=self.compute_usd,
+            compliance_usd=self.compliance_usd,
         )
 
     def sla_violation_rate(self) -> float:

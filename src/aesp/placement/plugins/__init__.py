@@ -1,5 +1,21 @@
 """Built-in plugins; importing this package registers them."""
 
-from aesp.placement.plugins import filters, loadaware, noderesources, simple
+from aesp.placement.plugins import (
+    capability,
+    filters,
+    fragmentation,
+    loadaware,
+    network,
+    noderesources,
+    simple,
+)
 
-__all__ = ["filters", "loadaware", "noderesources", "simple"]
+__all__ = [
+    "capability",
+    "filters",
+    "fragmentation",
+    "loadaware",
+    "network",
+    "noderesources",
+    "simple",
+]

@@ -1,0 +1,42 @@
+"""The ``aesp`` command line. Each command group lives in its own module."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from aesp.cli import simulate
+from aesp.cli.errors import run_guarded
+
+app = typer.Typer(
+    name="aesp",
+    help="AESP: a closed-loop scheduler for cloud-edge fleets.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+@app.callback()
+def root() -> None:
+    """AESP: perceive, predict, decide, act, for cloud-edge fleets."""
+
+
+app.command("simulate")(simulate.simulate)
+
+try:  # Command groups that are optional at import time register themselves if present.
+    from aesp.cli import forecast
+
+    app.add_typer(forecast.app, name="forecast", help="Load forecasting on real traces.")
+except ImportError:  # pragma: no cover
+    pass
+
+
+def main() -> None:
+    """Console-script entry point."""
+    sys.exit(run_guarded(app))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,67 @@
+"""``aesp simulate``: schedulers side by side on a scenario or a trace replay."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from aesp.cli.tables import results_table
+from aesp.config import DEFAULT_SCENARIO
+from aesp.experiments import compare, load_trace_workload, results_document, scenario_workload
+
+DEFAULT_SCHEDULERS = "kube-default,load-aware,best-fit"
+
+
+@contextmanager
+def progress_bars(console: Console) -> Iterator[Callable[[str], Callable[[int, int], None]]]:
+    """A progress factory: one bar per scheduler, advanced by the simulator's callback."""
+    with Progress(
+        TextColumn("{task.description:<14}"), BarColumn(), MofNCompleteColumn(),
+        TimeElapsedColumn(), console=console, transient=False,
+    ) as bars:
+
+        def factory(name: str) -> Callable[[int, int], None]:
+            bar = bars.add_task(name, total=None)
+            return lambda done, total: bars.update(bar, completed=done, total=total)
+
+        yield factory
+
+
+def simulate(
+    scenario: Annotated[str, typer.Option(help="Shipped scenario name or YAML file.")] = DEFAULT_SCENARIO,
+    scheduler: Annotated[str, typer.Option(help="Comma-separated scheduler profiles.")] = DEFAULT_SCHEDULERS,
+    seed: Annotated[int | None, typer.Option(help="Workload and tie-break seed.")] = None,
+    pods: Annotated[Path | None, typer.Option(help="OpenB pod list to replay (needs --nodes).")] = None,
+    nodes: Annotated[Path | None, typer.Option(help="OpenB node list to replay on.")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write results as JSON.")] = None,
+    quiet: Annotated[bool, typer.Option(help="No progress bars.")] = False,
+) -> None:
+    """Run schedulers on the same workload and compare them."""
+    from aesp.cli.errors import fail
+
+    names = [s.strip() for s in scheduler.split(",") if s.strip()]
+    if not names:
+        raise fail("--scheduler needs at least one name")
+    if (pods is None) != (nodes is None):
+        raise fail("--pods and --nodes go together")
+    if pods is not None and nodes is not None:
+        workload = load_trace_workload(pods, nodes, seed or 0)
+    else:
+        workload = scenario_workload(scenario, seed)
+    console = Console(stderr=True)
+    if quiet:
+        results = compare(workload, names)
+    else:
+        with progress_bars(console) as factory:
+            results = compare(workload, names, factory)
+    Console().print(results_table(workload.name, workload.seed, results))
+    if json_out is not None:
+        json_out.write_text(json.dumps(results_document(workload, results), indent=2) + "\n")
+        console.print(f"results written to {json_out}")

@@ -1,0 +1,93 @@
+"""Running several schedulers on the same workload, side by side."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aesp.config import ScenarioConfig, load_scenario
+from aesp.config.capability import load_capability
+from aesp.core import NodeTable, Task, Topology
+from aesp.placement import build_scheduler
+from aesp.sim.driver import SimConfig, Simulation, SpeedModel
+from aesp.sim.recorder import RunMetrics
+from aesp.sim.scenario import materialise
+from aesp.sim.speed import CapabilitySpeed
+from aesp.sim.traces import TraceError, read_openb_nodes, read_openb_pods, sniff
+
+ProgressFactory = Callable[[str], Callable[[int, int], None]]
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A cluster plus the tasks to run on it, with the settings of the run."""
+
+    name: str
+    seed: int
+    table: NodeTable
+    tasks: tuple[Task, ...]
+    sim: SimConfig
+    speed: SpeedModel
+    """How fast tasks run where they are placed (the capability matrix by default)."""
+
+
+def capability_speed(table: NodeTable, matrix: str | Path | None = None) -> CapabilitySpeed:
+    """Task speeds from the shipped (or a given) capability matrix."""
+    return CapabilitySpeed(table, load_capability(matrix))
+
+
+def scenario_workload(scenario: str | ScenarioConfig, seed: int | None = None) -> Workload:
+    """A shipped or file scenario, materialised for ``seed`` (the scenario's own by default)."""
+    config = load_scenario(scenario) if isinstance(scenario, str) else scenario
+    m = materialise(config, seed)
+    sim = SimConfig(cycle_interval_s=config.cycle_interval_s, max_wait_s=config.max_wait_s)
+    return Workload(config.name, m.seed, m.table, m.tasks, sim, capability_speed(m.table))
+
+
+def load_trace_workload(pods: Path, nodes: Path, seed: int = 0) -> Workload:
+    """An OpenB pod list replayed on an OpenB node list (formats recognised by the header).
+
+    Raises:
+        TraceError: a file of the wrong format or a malformed row.
+        FileNotFoundError: a missing file.
+    """
+    for path, want in ((pods, "openb-pods"), (nodes, "openb-nodes")):
+        got = sniff(path)
+        if got != want:
+            raise TraceError(str(path), 1, f"expected an {want} file, found {got}")
+    node_list = read_openb_nodes(nodes, site="openb")
+    table = NodeTable.build(node_list, Topology.single_site("openb"))
+    tasks = tuple(read_openb_pods(pods))
+    return Workload(f"openb:{Path(pods).name}", seed, table, tasks, SimConfig(), capability_speed(table))
+
+
+def compare(
+    workload: Workload,
+    schedulers: Sequence[str],
+    progress: ProgressFactory | None = None,
+) -> dict[str, RunMetrics]:
+    """Run each scheduler on the same workload, each with a generator seeded from the run's seed.
+
+    Raises:
+        ProfileError / UnknownPluginError: an unknown scheduler, before anything runs.
+    """
+    built = {name: build_scheduler(name, seed=workload.seed) for name in schedulers}
+    results = {}
+    for name, scheduler in built.items():
+        sim = Simulation(
+            workload.table, workload.tasks, scheduler, workload.sim, speed=workload.speed,
+            progress=progress(name) if progress else None,
+        )
+        results[name] = sim.run()
+    return results
+
+
+def results_document(workload: Workload, results: dict[str, RunMetrics]) -> dict[str, Any]:
+    """The ``--json`` document: ``{"scenario", "seed", "results": {SCHEDULER: {...}}}``."""
+    return {
+        "scenario": workload.name,
+        "seed": workload.seed,
+        "results": {name: m.to_json() for name, m in results.items()},
+    }
