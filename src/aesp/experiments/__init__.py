@@ -6,9 +6,11 @@ This is orchestration only; every placement decision is made by the schedulers t
 from aesp.experiments.runs import (
     Workload,
     compare,
+    fill_compare,
+    fill_document,
     load_trace_workload,
     results_document,
     scenario_workload,
 )
 
-__all__ = ["Workload", "compare", "load_trace_workload", "results_document", "scenario_workload"]
+__all__ = ["Workload", "compare", "fill_compare", "fill_document", "load_trace_workload", "results_document", "scenario_workload"]

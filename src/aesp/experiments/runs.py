@@ -12,6 +12,7 @@ from aesp.config.capability import load_capability
 from aesp.core import NodeTable, Task, Topology
 from aesp.placement import build_scheduler
 from aesp.sim.driver import SimConfig, Simulation, SpeedModel
+from aesp.sim.fill import FillConfig, FillResult, fill
 from aesp.sim.recorder import RunMetrics
 from aesp.sim.scenario import materialise
 from aesp.sim.speed import CapabilitySpeed
@@ -90,4 +91,23 @@ def results_document(workload: Workload, results: dict[str, RunMetrics]) -> dict
         "scenario": workload.name,
         "seed": workload.seed,
         "results": {name: m.to_json() for name, m in results.items()},
+    }
+
+
+def fill_compare(
+    workload: Workload, schedulers: Sequence[str], patience: int = 200
+) -> dict[str, FillResult]:
+    """The fill experiment for each scheduler, all drawing the same pod sequence."""
+    built = {name: build_scheduler(name, seed=workload.seed) for name in schedulers}
+    config = FillConfig(seed=workload.seed, patience=patience)
+    return {name: fill(workload.table, workload.tasks, s, config) for name, s in built.items()}
+
+
+def fill_document(workload: Workload, results: dict[str, FillResult]) -> dict[str, Any]:
+    """The ``--json`` document of a fill run."""
+    return {
+        "scenario": workload.name,
+        "seed": workload.seed,
+        "mode": "fill",
+        "results": {name: r.to_json() for name, r in results.items()},
     }

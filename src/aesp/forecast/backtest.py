@@ -128,5 +128,3 @@ def run_backtest(
 def relative_change(value: float, reference: float) -> float:
     """``(value - reference) / reference`` (negative = lower than the reference)."""
     return (value - reference) / reference if reference else float("nan")
-
-

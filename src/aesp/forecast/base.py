@@ -113,7 +113,9 @@ def read_state(path: Path) -> ModelState:
     return ModelState(name=meta["name"], config=meta["config"], arrays=arrays)
 
 
-def empirical_offsets(errors: FloatArray, levels: tuple[float, ...] = QUANTILE_LEVELS) -> FloatArray:
+def empirical_offsets(
+    errors: FloatArray, levels: tuple[float, ...] = QUANTILE_LEVELS
+) -> FloatArray:
     """Per-series, per-lead quantiles of past forecast errors (``actual - forecast``).
 
     Adding them to a point forecast gives a simple, distribution-free quantile forecast.
@@ -123,8 +125,8 @@ def empirical_offsets(errors: FloatArray, levels: tuple[float, ...] = QUANTILE_L
         errors: (S, N, H) with NaN for unusable points -> (S, Q, H).
     """
     out = np.zeros((errors.shape[0], len(levels), errors.shape[2]))
-    usable = np.isfinite(errors).any(axis=1)
-    for s in np.flatnonzero(usable.any(axis=1)):
+    usable = np.isfinite(errors).reshape(errors.shape[0], -1).any(axis=1)
+    for s in np.flatnonzero(usable):
         out[s] = np.nan_to_num(np.nanquantile(errors[s], levels, axis=0))
     return out
 

@@ -82,7 +82,9 @@ class SeasonalNaive:
         resolved = resolve_origins(panel, horizon_steps, origins)
         point = self._point(panel.values, resolved, horizon_steps)
         errors = _history_errors(
-            panel, horizon_steps, int(resolved.min()),
+            panel,
+            horizon_steps,
+            int(resolved.min()),
             lambda o: self._point(panel.values, o, horizon_steps),
         )
         return make_forecast(point, empirical_offsets(errors), resolved)
@@ -222,7 +224,9 @@ class _StatsForecaster:
         quantiles = np.zeros((panel.n_series, resolved.size, 3, horizon_steps))
         for s, sid in enumerate(panel.series_ids):
             if sid not in self.models and sid not in self.fit_tails:
-                self._fit_one(sid, panel.values[s, : resolved.min()][-self.config.fit_history_steps :])
+                self._fit_one(
+                    sid, panel.values[s, : resolved.min()][-self.config.fit_history_steps :]
+                )
             for i, o in enumerate(resolved):
                 context = panel.values[s, max(0, o - self.config.context_steps) : o]
                 quantiles[s, i] = self._forward(sid, context, horizon_steps)

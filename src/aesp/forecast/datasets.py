@@ -81,8 +81,9 @@ def numeric_column(frame: pd.DataFrame, column: str, path: Path, header_lines: i
     if bad.any():
         row = int(np.argmax(bad.to_numpy()))
         line = row + header_lines + 1
-        raise DatasetError(f"{path}:{line}: column {column!r}: not a number: {raw.iloc[row]!r}")
-    return parsed.to_numpy(dtype=np.float64)
+        raise DatasetError(f"{path}:{line}: column {column!r}: not a number: {str(raw.iloc[row]).strip()!r}")
+    out: FloatArray = parsed.to_numpy(dtype=np.float64)
+    return out
 
 
 def datetime_column(frame: pd.DataFrame, column: str, path: Path) -> FloatArray:
@@ -95,7 +96,8 @@ def datetime_column(frame: pd.DataFrame, column: str, path: Path) -> FloatArray:
         raise DatasetError(
             f"{path}:{row + 2}: column {column!r}: not a timestamp: {frame[column].iloc[row]!r}"
         )
-    return (parsed.astype("int64") // 10**9).to_numpy(dtype=np.float64)
+    seconds: FloatArray = (parsed.astype("int64") // 10**9).to_numpy(dtype=np.float64)
+    return seconds
 
 
 def infer_step_s(times_s: FloatArray) -> int:

@@ -82,7 +82,8 @@ def naive_scale(train: FloatArray, observed: BoolArray) -> FloatArray:
     """
     both = observed[:, 1:] & observed[:, :-1]
     diffs = np.where(both, np.abs(np.diff(train, axis=1)), 0.0)
-    return diffs.sum(axis=1) / np.maximum(both.sum(axis=1), 1)
+    scale: FloatArray = diffs.sum(axis=1) / np.maximum(both.sum(axis=1), 1)
+    return scale
 
 
 def mape_eps(train: FloatArray) -> FloatArray:

@@ -51,7 +51,8 @@ def window_index(origins: IntArray, context_steps: int) -> IntArray:
         origins: (N,) -> (N, L).
     """
     idx = origins[:, None] - context_steps + np.arange(context_steps)[None, :]
-    return np.maximum(idx, 0)
+    clipped: IntArray = np.maximum(idx, 0)
+    return clipped
 
 
 def context_features(

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from aesp.core import MILLI_PER_GPU, TASK_CLASSES, Node, Request, Site, Task
+from aesp.core import MILLI_PER_GPU, TASK_CLASSES, Node, Request, Site, Task, Tier
 from aesp.service import quantity
 
 ARCH_LABEL = "kubernetes.io/arch"
@@ -186,7 +186,7 @@ def _ready(node: Any) -> bool:
         return False
     for cond in path(node, "status", "conditions") or []:
         if field(cond, "type") == "Ready":
-            return field(cond, "status") == "True"
+            return bool(field(cond, "status") == "True")
     return True  # no conditions reported: trust kube-scheduler, which already filtered
 
 
@@ -216,7 +216,7 @@ def node_from_kube(obj: Any, mapping: KubeMapping) -> KubeNode:
         raise KubeObjectError(f"node {name}: no allocatable cpu or memory")
     region = labels.get(REGION_LABEL, "")
     zone = labels.get(ZONE_LABEL, "") or region or mapping.default_site
-    tier = "edge" if labels.get(TIER_LABEL) == "edge" else "cloud"
+    tier: Tier = "edge" if labels.get(TIER_LABEL) == "edge" else "cloud"
     site = Site(
         name=zone, region=region or zone, zone=zone, tier=tier,
         jurisdiction=labels.get(JURISDICTION_LABEL, ""),

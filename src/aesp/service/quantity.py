@@ -25,7 +25,7 @@ class QuantityError(ValueError):
     """A string that is not a Kubernetes quantity."""
 
 
-def parse_quantity(value: str | int | float) -> Decimal:
+def parse_quantity(value: str | int | float | Decimal) -> Decimal:
     """The exact value of a quantity in base units (cores, bytes, devices).
 
     Raises:
@@ -33,6 +33,8 @@ def parse_quantity(value: str | int | float) -> Decimal:
     """
     if isinstance(value, bool):
         raise QuantityError(f"not a quantity: {value!r}")
+    if isinstance(value, Decimal):
+        return value
     if isinstance(value, int):
         return Decimal(value)
     if isinstance(value, float):
@@ -54,17 +56,17 @@ def parse_quantity(value: str | int | float) -> Decimal:
     return number.scaleb(int(suffix[1:]))
 
 
-def cpu_milli(value: str | int | float) -> float:
+def cpu_milli(value: str | int | float | Decimal) -> float:
     """CPU quantity in millicores, rounded up as kube's ``MilliValue`` does (``0.1m`` -> 1)."""
     return float(math.ceil(parse_quantity(value) * 1000))
 
 
-def mem_mib(value: str | int | float) -> float:
+def mem_mib(value: str | int | float | Decimal) -> float:
     """Memory quantity in MiB (``128974848`` bytes -> 123.0)."""
     return float(parse_quantity(value) / MIB)
 
 
-def count(value: str | int | float) -> int:
+def count(value: str | int | float | Decimal) -> int:
     """An extended resource such as ``nvidia.com/gpu``: a whole number of devices.
 
     Raises:

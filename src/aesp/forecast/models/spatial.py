@@ -34,7 +34,7 @@ def correlation_graph(values: FloatArray, k: int = NEIGHBOURS) -> FloatArray:
     if n > 1 and values.shape[1] > 2:
         diffs = np.diff(values, axis=1)
         diffs = diffs + 1e-12 * np.random.default_rng(0).standard_normal(diffs.shape)
-        corr = np.nan_to_num(np.corrcoef(diffs))
+        corr: FloatArray = np.nan_to_num(np.asarray(np.corrcoef(diffs), dtype=np.float64))
         np.fill_diagonal(corr, -np.inf)
         nearest = np.argsort(-corr, axis=1)[:, : min(k, n - 1)]
         rows = np.repeat(np.arange(n), nearest.shape[1])

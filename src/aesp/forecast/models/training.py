@@ -35,8 +35,8 @@ class TrainConfig:
     """Input window length (8 h at 5-min steps)."""
     hidden: int = 32
     """Width of the network's hidden layers."""
-    max_epochs: int = 30
-    steps_per_epoch: int = 60
+    max_epochs: int = 20
+    steps_per_epoch: int = 50
     """Optimiser steps per epoch; windows are sampled at random from the training part."""
     batch_size: int = 128
     lr: float = 2e-3
@@ -45,7 +45,7 @@ class TrainConfig:
     """Epochs without validation improvement before stopping."""
     val_fraction: float = 0.15
     max_val_windows: int = 2048
-    max_train_s: float = 120.0
+    max_train_s: float = 60.0
     """Wall-clock budget for training."""
     seed: int = 0
     num_threads: int = 2
@@ -145,8 +145,12 @@ class GlobalWindowModel:
         self._train(panel, scaled, rng, train_pool, self._val_pairs(val_pool, panel.n_series))
 
     def _train(
-        self, panel: Panel, scaled: FloatArray, rng: np.random.Generator,
-        train_pool: IntArray, val_pairs: np.ndarray,
+        self,
+        panel: Panel,
+        scaled: FloatArray,
+        rng: np.random.Generator,
+        train_pool: IntArray,
+        val_pairs: np.ndarray,
     ) -> None:
         assert self.net is not None
         optimiser = torch.optim.AdamW(self.net.parameters(), lr=self.config.lr)
@@ -157,13 +161,16 @@ class GlobalWindowModel:
             for _ in range(self.config.steps_per_epoch):
                 loss = self._loss(panel, scaled, self._pairs(rng, train_pool, panel.n_series))
                 optimiser.zero_grad()
-                loss.backward()
+                loss.backward()  # type: ignore[no-untyped-call]
                 nn.utils.clip_grad_norm_(self.net.parameters(), 1.0)
                 optimiser.step()
             val = self._validate(panel, scaled, val_pairs)
             self.history.append((float(loss.item()), val))
             best, stale = ((val, _copy_state(self.net)), 0) if val < best[0] else (best, stale + 1)
-            if stale >= self.config.patience or time.perf_counter() - started > self.config.max_train_s:
+            if (
+                stale >= self.config.patience
+                or time.perf_counter() - started > self.config.max_train_s
+            ):
                 break
         self.net.load_state_dict(best[1])
         self.net.eval()
@@ -190,8 +197,13 @@ class GlobalWindowModel:
     def _scaler_for(self, panel: Panel, series: FloatArray, before: int) -> SeriesScaler:
         """Stored scaling for known series; unknown ones are scaled on their history."""
         fresh = SeriesScaler.fit(series[:, :before], panel.observed[:, :before])
-        loc = [self.scalers.get(sid, (fresh.loc[i], 0.0))[0] for i, sid in enumerate(panel.series_ids)]
-        scale = [self.scalers.get(sid, (0.0, fresh.scale[i]))[1] for i, sid in enumerate(panel.series_ids)]
+        loc = [
+            self.scalers.get(sid, (fresh.loc[i], 0.0))[0] for i, sid in enumerate(panel.series_ids)
+        ]
+        scale = [
+            self.scalers.get(sid, (0.0, fresh.scale[i]))[1]
+            for i, sid in enumerate(panel.series_ids)
+        ]
         return SeriesScaler(np.asarray(loc, dtype=np.float64), np.asarray(scale, dtype=np.float64))
 
     def predict(
@@ -250,7 +262,9 @@ class GlobalWindowModel:
         model.scalers = {k: (float(v[0]), float(v[1])) for k, v in state.config["scalers"].items()}
         model._load_extra(state)
         model.net = model.build_net(model.horizon_steps)
-        weights = {k[2:]: torch.from_numpy(v) for k, v in state.arrays.items() if k.startswith("w.")}
+        weights = {
+            k[2:]: torch.from_numpy(v) for k, v in state.arrays.items() if k.startswith("w.")
+        }
         model.net.load_state_dict(weights)
         model.net.eval()
         return model

@@ -32,19 +32,21 @@ def fragmentation(
     free_cpu: FloatArray, free_mem: FloatArray, gpu_free: FloatArray,
     shapes: list[Request], weights: FloatArray,
 ) -> FloatArray:
-    """Expected stranded GPU share per node (milli-GPUs).
+    """Expected stranded GPU share per node (milli-GPUs), vectorised over request shapes.
 
     Shapes: free_cpu, free_mem ``(K,)``; gpu_free ``(K, G)``; weights ``(M,)`` -> ``(K,)``.
     """
+    cpu = np.array([s.cpu_milli for s in shapes])[:, None]
+    mem = np.array([s.mem_mib for s in shapes])[:, None]
+    count = np.array([s.gpu_count for s in shapes])[:, None]
+    milli = np.array([s.gpu_milli for s in shapes])[:, None, None]
     total = gpu_free.sum(axis=1)
-    out = np.zeros(len(total))
-    for shape, p in zip(shapes, weights, strict=True):
-        usable_gpu = gpu_free >= shape.gpu_milli - _EPS
-        fits = (free_cpu >= shape.cpu_milli - _EPS) & (free_mem >= shape.mem_mib - _EPS)
-        fits &= usable_gpu.sum(axis=1) >= shape.gpu_count
-        usable = np.where(usable_gpu, gpu_free, 0.0).sum(axis=1)
-        out += p * np.where(fits, total - usable, total)
-    return out
+    usable_gpu = gpu_free[None, :, :] >= milli - _EPS  # (M, K, G)
+    fits = (free_cpu[None, :] >= cpu - _EPS) & (free_mem[None, :] >= mem - _EPS)
+    fits &= usable_gpu.sum(axis=2) >= count
+    usable = (usable_gpu * gpu_free[None, :, :]).sum(axis=2)  # (M, K)
+    stranded = np.where(fits, total[None, :] - usable, total[None, :])
+    return weights @ stranded  # type: ignore[no-any-return]
 
 
 def gpu_free_after(gpu_free: FloatArray, request: Request) -> FloatArray:
