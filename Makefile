@@ -25,7 +25,7 @@ test-slow: $(STAMP)
 	$(BIN)/python -m pytest -m slow $(ARGS)
 
 bench: $(STAMP)
-	$(BIN)/python -m pytest -m benchmark -s $(ARGS)
+	$(BIN)/python -m pytest benchmarks -m benchmark -s $(ARGS)
 
 check: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks

@@ -135,21 +135,11 @@ def test_user_errors_are_one_line_and_exit_2(
     assert_one_error_line(result, *needles)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: cli.errors.run_guarded ignores the exit code that app(standalone_mode=False) "
-    "returns for a typer.Exit raised by fail(), so main() exits 0",
-)
 def test_pods_without_nodes_exits_2(aesp: Aesp, bad_files: Path) -> None:
     result = aesp("--pods", str(bad_files / "pods.csv"), "--quiet")
     assert_one_error_line(result, "--pods and --nodes go together")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: config.loader.read_yaml puts the multi-line yaml.YAMLError text into the "
-    "ConfigError message, so the CLI prints several lines",
-)
 def test_malformed_scenario_yaml_is_one_line(aesp: Aesp, tmp_path: Path) -> None:
     path = tmp_path / "broken.yaml"
     path.write_text("name: x\nsites: [\n")
@@ -164,11 +154,6 @@ def test_malformed_scenario_yaml_exits_2_without_traceback(aesp: Aesp, tmp_path:
     assert result.stderr.startswith("error: ") and "not valid YAML" in result.stderr
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: cli.simulate opens the progress bars before compare() validates the scheduler "
-    "names, so without --quiet a blank progress line precedes the error line on stderr",
-)
 def test_unknown_scheduler_with_progress_bars_is_one_line() -> None:
     # Through the console script: the blank line comes from the live progress display.
     assert_one_error_line(aesp_script("--scheduler", "nope"), "unknown scheduler 'nope'")

@@ -22,7 +22,9 @@ def nab_folder(tmp_path: Path) -> Path:
     times = np.datetime64("2014-02-14T14:30") + np.arange(600) * np.timedelta64(5, "m")
     for name in ("a", "b"):
         values = 50 + 10 * np.sin(np.arange(600) / 20) + rng.normal(0, 1, 600)
-        lines = [f"{str(t).replace('T', ' ')}:00,{v:.3f}" for t, v in zip(times, values, strict=True)]
+        lines = [
+            f"{str(t).replace('T', ' ')}:00,{v:.3f}" for t, v in zip(times, values, strict=True)
+        ]
         (tmp_path / f"{name}.csv").write_text("timestamp,value\n" + "\n".join(lines) + "\n")
     return tmp_path
 
@@ -36,8 +38,17 @@ def test_eval_writes_json(nab_folder: Path, tmp_path: Path) -> None:
     out = tmp_path / "r.json"
     result = RUNNER.invoke(
         app,
-        ["eval", "--dataset", "nab", "--path", str(nab_folder), "--models",
-         "seasonal_naive,ewma", "--json", str(out)],
+        [
+            "eval",
+            "--dataset",
+            "nab",
+            "--path",
+            str(nab_folder),
+            "--models",
+            "seasonal_naive,ewma",
+            "--json",
+            str(out),
+        ],
     )
     assert result.exit_code == 0, result.output
     doc = json.loads(out.read_text())
@@ -84,7 +95,9 @@ def test_malformed_file(tmp_path: Path) -> None:
 
 
 def test_too_short_series_is_a_clean_error(tmp_path: Path) -> None:
-    (tmp_path / "x.csv").write_text("timestamp,value\n2014-02-14 14:30:00,1\n2014-02-14 14:35:00,2\n")
+    (tmp_path / "x.csv").write_text(
+        "timestamp,value\n2014-02-14 14:30:00,1\n2014-02-14 14:35:00,2\n"
+    )
     result = RUNNER.invoke(app, ["eval", "--dataset", "nab", "--path", str(tmp_path)])
     assert result.exit_code == 2
     assert "too few" in _error_line(result)

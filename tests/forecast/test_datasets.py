@@ -34,7 +34,7 @@ def test_bitbrains_single_file_and_units(data_dir: Path) -> None:
     assert panel.series_ids == ("vm-1",)
     # the "[ms]" column holds Unix seconds: July 2013
     assert 1_372_600_000 < panel.start_s[0] < 1_372_700_000
-    assert 0.0 <= panel.values.min() and panel.values.max() <= 100.0
+    assert panel.values.min() >= 0.0 and panel.values.max() <= 100.0
 
 
 def test_max_series(data_dir: Path) -> None:
@@ -48,8 +48,10 @@ BITBRAINS_HEADER = (
 
 
 def _bitbrains_rows(n: int) -> str:
-    return "".join(f"{1_372_629_804 + 300 * i};\t2;\t5851.9;\t87.7;\t{i % 7}.5;\t8218624;\t1000\n"
-                   for i in range(n))
+    return "".join(
+        f"{1_372_629_804 + 300 * i};\t2;\t5851.9;\t87.7;\t{i % 7}.5;\t8218624;\t1000\n"
+        for i in range(n)
+    )
 
 
 def test_bitbrains_gzipped_without_gz_name(tmp_path: Path) -> None:

@@ -41,7 +41,9 @@ def describe(exc: BaseException) -> str:
 def run_guarded(app: typer.Typer) -> int:
     """Run the app; user errors become one line on stderr and exit code 2."""
     try:
-        app(standalone_mode=False)
+        result = app(standalone_mode=False)
+        if isinstance(result, int):
+            return result
     except typer.Exit as exc:
         return int(exc.exit_code or 0)
     except USER_ERRORS as exc:

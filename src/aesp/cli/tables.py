@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from rich.table import Table
 
+from aesp.sim.fill import FillResult
 from aesp.sim.recorder import RunMetrics
 
 
-def _fmt(value: float, digits: int = 1) -> str:
+def _fmt(value: float | None, digits: int = 1) -> str:
     return "-" if value is None or math.isnan(value) else f"{value:,.{digits}f}"
 
 
@@ -17,7 +19,7 @@ def _pct(value: float) -> str:
     return "-" if math.isnan(value) else f"{100 * value:.1f} %"
 
 
-ROWS = (
+ROWS: tuple[tuple[str, Callable[[RunMetrics], str]], ...] = (
     ("tasks", lambda m: f"{m.tasks:,}"),
     ("completed", lambda m: f"{m.completed:,}"),
     ("failed", lambda m: f"{m.failed:,}"),
@@ -47,4 +49,25 @@ def results_table(workload: str, seed: int, results: dict[str, RunMetrics]) -> T
         table.add_column(name, justify="right")
     for label, cell in ROWS:
         table.add_row(label, *(cell(m) for m in results.values()))
+    return table
+
+
+def fill_table(workload: str, seed: int, results: dict[str, FillResult]) -> Table:
+    """Allocation at saturation, schedulers as columns."""
+    table = Table(title=f"fill: {workload} (seed {seed})")
+    table.add_column("metric")
+    for name in results:
+        table.add_column(name, justify="right")
+    rows: tuple[tuple[str, Callable[[FillResult], str]], ...] = (
+        ("pods submitted", lambda r: f"{r.pods_submitted:,}"),
+        ("pods placed", lambda r: f"{r.pods_placed:,}"),
+        ("GPU allocated", lambda r: _pct(r.gpu_allocated_fraction)),
+        ("GPU unallocated", lambda r: _pct(r.unallocated_gpu_fraction)),
+        ("GPU alloc at 100 % demand", lambda r: _pct(r.gpu_allocated_at_full_demand)),
+        ("CPU allocated", lambda r: _pct(r.cpu_allocated_fraction)),
+        ("memory allocated", lambda r: _pct(r.mem_allocated_fraction)),
+        ("sim wall (s)", lambda r: _fmt(r.sim_wall_s, 2)),
+    )
+    for label, cell in rows:
+        table.add_row(label, *(cell(r) for r in results.values()))
     return table

@@ -36,8 +36,11 @@ def load_capability(path: str | Path | None = None) -> CapabilityMatrix:
         cfg = CapabilityConfig.model_validate(read_yaml(p))
         exponent = cfg.exponent or None
         return CapabilityMatrix(
-            units=cfg.units, reference_cpu=cfg.reference_cpu, reference_gpu=cfg.reference_gpu,
-            **({"exponent": exponent} if exponent else {}), offload=cfg.offload,
+            units=cfg.units,
+            reference_cpu=cfg.reference_cpu,
+            reference_gpu=cfg.reference_gpu,
+            **({"exponent": exponent} if exponent else {}),
+            offload=cfg.offload,
         )
     except ValidationError as exc:
         first = exc.errors()[0]

@@ -42,13 +42,20 @@ def scenario_path(name_or_path: str) -> Path:
     return shipped
 
 
+def yaml_problem(exc: yaml.YAMLError) -> str:
+    """A YAML error as one line: the problem and where it is."""
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    mark = getattr(exc, "problem_mark", None)
+    return f"{problem} (line {mark.line + 1}, column {mark.column + 1})" if mark else str(problem)
+
+
 def read_yaml(path: Path) -> Any:
     try:
         return yaml.safe_load(path.read_text())
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{path} is not valid YAML: {exc}") from None
+        raise ConfigError(f"{path} is not valid YAML: {yaml_problem(exc)}") from None
 
 
 def load_scenario(name_or_path: str = DEFAULT_SCENARIO) -> ScenarioConfig:

@@ -95,7 +95,11 @@ class Dist(_Frozen):
             raise ValueError("give exactly one of const, low/high, median/sigma, values")
         if self.low is not None and self.high is not None and self.low > self.high:
             raise ValueError("low must not exceed high")
-        if self.values is not None and self.weights is not None and len(self.weights) != len(self.values):
+        if (
+            self.values is not None
+            and self.weights is not None
+            and len(self.weights) != len(self.values)
+        ):
             raise ValueError("weights must match values")
         return self
 

@@ -72,7 +72,9 @@ class CapabilityMatrix:
             return self.units[key]
         except KeyError:
             known = ", ".join(sorted(self.units))
-            raise CapabilityError(f"node {node}: unknown device kind {key!r}; known: {known}") from None
+            raise CapabilityError(
+                f"node {node}: unknown device kind {key!r}; known: {known}"
+            ) from None
 
     def validate(self, table: NodeTable) -> None:
         """Every device of every node must be in the matrix.
@@ -94,7 +96,10 @@ class CapabilityMatrix:
         cpu_ref, gpu_ref = self.units[self.reference_cpu], self.units[self.reference_gpu]
         cpu_ratio = np.array([self.units[cpu_key(n.arch)] / cpu_ref for n in table.nodes])
         gpu_ratio = np.array(
-            [self.units[gpu_key(n.gpu_model)] / gpu_ref if n.gpu_count else 0.0 for n in table.nodes]
+            [
+                self.units[gpu_key(n.gpu_model)] / gpu_ref if n.gpu_count else 0.0
+                for n in table.nodes
+            ]
         )
         exp = np.array([self.exponent.get(c, 1.0) for c in classes])[:, None]
         offload = np.ones((len(classes), len(table)))
@@ -115,4 +120,5 @@ class SpeedTable:
     def for_task(self, task: Task) -> FloatArray:
         """``(N,)`` speed of ``task`` on every node."""
         row = TASK_CLASSES.index(task.task_class)
-        return self.gpu[row] if task.request.gpu_count else self.cpu[row]
+        speeds: FloatArray = self.gpu[row] if task.request.gpu_count else self.cpu[row]
+        return speeds

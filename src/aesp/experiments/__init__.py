@@ -5,6 +5,7 @@ This is orchestration only; every placement decision is made by the schedulers t
 
 from aesp.experiments.runs import (
     Workload,
+    build_schedulers,
     compare,
     fill_compare,
     fill_document,
@@ -13,4 +14,13 @@ from aesp.experiments.runs import (
     scenario_workload,
 )
 
-__all__ = ["Workload", "compare", "fill_compare", "fill_document", "load_trace_workload", "results_document", "scenario_workload"]
+__all__ = [
+    "Workload",
+    "build_schedulers",
+    "compare",
+    "fill_compare",
+    "fill_document",
+    "load_trace_workload",
+    "results_document",
+    "scenario_workload",
+]

@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from aesp.config import ScenarioConfig, load_scenario
 from aesp.config.capability import load_capability
-from aesp.core import NodeTable, Task, Topology
-from aesp.placement import build_scheduler
+from aesp.core import NodeTable, Scheduler, Task, Topology
 from aesp.sim.driver import SimConfig, Simulation, SpeedModel
 from aesp.sim.fill import FillConfig, FillResult, fill
 from aesp.sim.recorder import RunMetrics
 from aesp.sim.scenario import materialise
 from aesp.sim.speed import CapabilitySpeed
 from aesp.sim.traces import TraceError, read_openb_nodes, read_openb_pods, sniff
+
+try:  # the rl scheduler lives above the placement layer, with the policy
+    from aesp.experiments.schedulers import make_scheduler
+except ImportError:  # pragma: no cover
+    from aesp.placement import build_scheduler as make_scheduler  # type: ignore[assignment]
 
 ProgressFactory = Callable[[str], Callable[[int, int], None]]
 
@@ -61,24 +65,39 @@ def load_trace_workload(pods: Path, nodes: Path, seed: int = 0) -> Workload:
     node_list = read_openb_nodes(nodes, site="openb")
     table = NodeTable.build(node_list, Topology.single_site("openb"))
     tasks = tuple(read_openb_pods(pods))
-    return Workload(f"openb:{Path(pods).name}", seed, table, tasks, SimConfig(), capability_speed(table))
+    return Workload(
+        f"openb:{Path(pods).name}", seed, table, tasks, SimConfig(), capability_speed(table)
+    )
 
 
-def compare(
-    workload: Workload,
-    schedulers: Sequence[str],
-    progress: ProgressFactory | None = None,
-) -> dict[str, RunMetrics]:
-    """Run each scheduler on the same workload, each with a generator seeded from the run's seed.
+def build_schedulers(names: Sequence[str], seed: int) -> dict[str, Scheduler]:
+    """Schedulers by name, each with a generator seeded from ``seed``.
 
     Raises:
         ProfileError / UnknownPluginError: an unknown scheduler, before anything runs.
     """
-    built = {name: build_scheduler(name, seed=workload.seed) for name in schedulers}
+    return {name: make_scheduler(name, seed) for name in names}
+
+
+def compare(
+    workload: Workload,
+    schedulers: Sequence[str] | Mapping[str, Scheduler],
+    progress: ProgressFactory | None = None,
+) -> dict[str, RunMetrics]:
+    """Run each scheduler on the same workload (names are built with the workload's seed)."""
+    built = (
+        schedulers
+        if isinstance(schedulers, Mapping)
+        else build_schedulers(schedulers, workload.seed)
+    )
     results = {}
     for name, scheduler in built.items():
         sim = Simulation(
-            workload.table, workload.tasks, scheduler, workload.sim, speed=workload.speed,
+            workload.table,
+            workload.tasks,
+            scheduler,
+            workload.sim,
+            speed=workload.speed,
             progress=progress(name) if progress else None,
         )
         results[name] = sim.run()
@@ -95,10 +114,14 @@ def results_document(workload: Workload, results: dict[str, RunMetrics]) -> dict
 
 
 def fill_compare(
-    workload: Workload, schedulers: Sequence[str], patience: int = 200
+    workload: Workload, schedulers: Sequence[str] | Mapping[str, Scheduler], patience: int = 200
 ) -> dict[str, FillResult]:
     """The fill experiment for each scheduler, all drawing the same pod sequence."""
-    built = {name: build_scheduler(name, seed=workload.seed) for name in schedulers}
+    built = (
+        schedulers
+        if isinstance(schedulers, Mapping)
+        else build_schedulers(schedulers, workload.seed)
+    )
     config = FillConfig(seed=workload.seed, patience=patience)
     return {name: fill(workload.table, workload.tasks, s, config) for name, s in built.items()}
 

@@ -45,7 +45,9 @@ class BacktestReport:
     models: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
-def test_origins(n_steps: int, horizon_steps: int, config: BacktestConfig) -> tuple[int, IntArray]:
+def backtest_origins(
+    n_steps: int, horizon_steps: int, config: BacktestConfig
+) -> tuple[int, IntArray]:
     """Start of the test split and the forecast origins in it."""
     t_test = int(n_steps * (1.0 - config.test_fraction))
     last = n_steps - horizon_steps
@@ -87,7 +89,7 @@ def evaluate_model(
     ``predict_ms`` is the median wall time of one forecast for all series at a single origin.
     """
     horizon = steps_for(config.horizon_s, panel.step_s)
-    t_test, origins = test_origins(panel.n_steps, horizon, config)
+    t_test, origins = backtest_origins(panel.n_steps, horizon, config)
     model = make()
     started = time.perf_counter()
     model.fit(panel.head(t_test), horizon)
@@ -116,7 +118,7 @@ def run_backtest(
     """Backtest every model on ``panel``; ``on_result`` is called as each finishes."""
     config = config or BacktestConfig()
     horizon = steps_for(config.horizon_s, panel.step_s)
-    _, origins = test_origins(panel.n_steps, horizon, config)
+    _, origins = backtest_origins(panel.n_steps, horizon, config)
     report = BacktestReport(horizon, panel.n_series, int(origins.size))
     for name, make in models.items():
         report.models[name] = evaluate_model(make, panel, config)

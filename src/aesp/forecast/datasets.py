@@ -81,7 +81,9 @@ def numeric_column(frame: pd.DataFrame, column: str, path: Path, header_lines: i
     if bad.any():
         row = int(np.argmax(bad.to_numpy()))
         line = row + header_lines + 1
-        raise DatasetError(f"{path}:{line}: column {column!r}: not a number: {str(raw.iloc[row]).strip()!r}")
+        raise DatasetError(
+            f"{path}:{line}: column {column!r}: not a number: {str(raw.iloc[row]).strip()!r}"
+        )
     out: FloatArray = parsed.to_numpy(dtype=np.float64)
     return out
 

@@ -12,8 +12,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-import numpy as np
-
 from aesp.core import Binding, ClusterSnapshot, Code, NodeTable, Scheduler, Task
 from aesp.sim.engine import EventKind, EventQueue
 from aesp.sim.fleet import Fleet
@@ -159,10 +157,16 @@ class Simulation:
             origin = topo.index(task.data_origin)
             rtt_ms = float(topo.rtt_ms[origin, node_site])
             if task.data_size_gb > 0 and origin != node_site:
-                transfer_s = task.data_size_gb * 8000.0 / float(topo.bandwidth_mbps[origin, node_site])
-                self.recorder.transfer_usd += task.data_size_gb * float(topo.usd_per_gb[origin, node_site])
+                transfer_s = (
+                    task.data_size_gb * 8000.0 / float(topo.bandwidth_mbps[origin, node_site])
+                )
+                self.recorder.transfer_usd += task.data_size_gb * float(
+                    topo.usd_per_gb[origin, node_site]
+                )
             if topo.sites[origin].jurisdiction != topo.sites[node_site].jurisdiction:
-                self.recorder.compliance_usd += task.data_size_gb * self.config.compliance_usd_per_gb
+                self.recorder.compliance_usd += (
+                    task.data_size_gb * self.config.compliance_usd_per_gb
+                )
         self.recorder.bound(task.id, now_s, binding.node, rtt_ms)
         self.queue.push(now_s + transfer_s, EventKind.START, task.id)
 
@@ -180,7 +184,9 @@ class Simulation:
         self.recorder.set(task_id, Outcome.COMPLETED)
         node_price = float(self.table.usd_per_hour[binding.node])
         cpu_share = task.request.cpu_milli / float(self.table.capacity[binding.node, 0])
-        self.recorder.compute_usd += node_price * cpu_share * float(now_s - self.recorder.bind_s[i]) / 3600
+        self.recorder.compute_usd += (
+            node_price * cpu_share * float(now_s - self.recorder.bind_s[i]) / 3600
+        )
         self._finish()
         self._request_cycle(now_s)
 
@@ -213,4 +219,12 @@ def simulate(
     return Simulation(table, tasks, scheduler, config, **kwargs).run()  # type: ignore[arg-type]
 
 
-__all__ = ["GroundTruth", "Observer", "SimConfig", "Simulation", "SpeedModel", "UnitSpeed", "simulate"]
+__all__ = [
+    "GroundTruth",
+    "Observer",
+    "SimConfig",
+    "Simulation",
+    "SpeedModel",
+    "UnitSpeed",
+    "simulate",
+]

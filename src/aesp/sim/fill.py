@@ -48,7 +48,9 @@ class FillResult:
         return asdict(self)
 
 
-def fill(table: NodeTable, pods: Sequence[Task], scheduler: Scheduler, config: FillConfig = FillConfig()) -> FillResult:
+def fill(
+    table: NodeTable, pods: Sequence[Task], scheduler: Scheduler, config: FillConfig = FillConfig()
+) -> FillResult:
     """Submit pods until the cluster saturates (see module docstring)."""
     if not pods:
         raise ValueError("the fill experiment needs a non-empty pod list")

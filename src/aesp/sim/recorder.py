@@ -23,7 +23,10 @@ class Outcome(IntEnum):
 
 
 def gpu_fragmentation(
-    free: FloatArray, gpu_free_milli: FloatArray, up: np.ndarray, requests: Sequence[Request]  # type: ignore[type-arg]
+    free: FloatArray,
+    gpu_free_milli: FloatArray,
+    up: np.ndarray,
+    requests: Sequence[Request],  # type: ignore[type-arg]
 ) -> float:
     """Fraction of free GPU capacity that no pending GPU request could use.
 
@@ -69,11 +72,34 @@ class RunMetrics:
     transfer_usd: float = 0.0
     compute_usd: float = 0.0
     compliance_usd: float = 0.0
+    placements: int = 0
+    """Bindings the scheduler made (valid or not); the mis-schedule rate's denominator."""
+    misschedules: int = 0
+    """Bindings to a node that was, in ground truth, down or over the overload threshold."""
+    killed: int = 0
+    """Tasks killed by a node failure (counted in ``failed``)."""
+    mean_decision_staleness_s: float = 0.0
+    """Mean age of the chosen node's information when a binding was made."""
+    p95_decision_staleness_s: float = 0.0
     extra: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def misschedule_rate(self) -> float:
+        """Mis-schedules per binding made; 0 when nothing was bound."""
+        return self.misschedules / self.placements if self.placements else 0.0
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
         return {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in out.items()}
+
+
+def _finite_stat(values: Sequence[float], q: float, mean: bool = False) -> float:
+    """Mean (or the ``q``-th percentile) of the finite values; 0 when there are none."""
+    a = np.asarray(values, np.float64)
+    a = a[np.isfinite(a)]
+    if not a.size:
+        return 0.0
+    return float(a.mean()) if mean else float(np.percentile(a, q))
 
 
 class Recorder:
@@ -98,6 +124,10 @@ class Recorder:
         self.frag_samples: list[float] = []
         self.decision_s: list[float] = []
         self.invalid_bindings = 0
+        self.placements = 0
+        self.misschedules = 0
+        self.killed = 0
+        self.decision_staleness_s: list[float] = []
 
     def advance(self, now_s: float, allocated_total: FloatArray) -> None:
         """Accumulate the allocation held since the previous event."""
@@ -107,6 +137,12 @@ class Recorder:
 
     def set(self, task_id: int, outcome: Outcome) -> None:
         self.outcome[self.pos[task_id]] = outcome
+
+    def placed(self, staleness_s: float, misscheduled: bool) -> None:
+        """Count one binding the scheduler made, with its node's staleness at decision time."""
+        self.placements += 1
+        self.misschedules += misscheduled
+        self.decision_staleness_s.append(staleness_s)
 
     def bound(self, task_id: int, now_s: float, node: int, rtt_ms: float) -> None:
         i = self.pos[task_id]
@@ -121,8 +157,12 @@ class Recorder:
         jct = (self.end_s - arrival)[done]
         span_end = float(np.nanmax(self.end_s)) if done.any() else 0.0
         span = span_end - float(arrival.min()) if len(arrival) else 0.0
-        util = np.divide(self.alloc_integral, self.capacity_total * span, out=np.zeros(3),
-                         where=self.capacity_total * span > 0)
+        util = np.divide(
+            self.alloc_integral,
+            self.capacity_total * span,
+            out=np.zeros(3),
+            where=self.capacity_total * span > 0,
+        )
         frag = [f for f in self.frag_samples if not np.isnan(f)]
         decision_ms = 1000.0 * float(np.mean(self.decision_s)) if self.decision_s else 0.0
         return RunMetrics(
@@ -146,6 +186,11 @@ class Recorder:
             transfer_usd=self.transfer_usd,
             compute_usd=self.compute_usd,
             compliance_usd=self.compliance_usd,
+            placements=self.placements,
+            misschedules=self.misschedules,
+            killed=self.killed,
+            mean_decision_staleness_s=_finite_stat(self.decision_staleness_s, 50, mean=True),
+            p95_decision_staleness_s=_finite_stat(self.decision_staleness_s, 95),
         )
 
     def sla_violation_rate(self) -> float:
@@ -154,7 +199,9 @@ class Recorder:
         A latency-bound task violates its SLO when it was not run at all, or when the network
         round trip between its data origin and the node it ran on exceeds the SLO.
         """
-        slo = np.array([t.latency_slo_ms if t.latency_slo_ms is not None else np.nan for t in self.tasks])
+        slo = np.array(
+            [t.latency_slo_ms if t.latency_slo_ms is not None else np.nan for t in self.tasks]
+        )
         has = ~np.isnan(slo)
         if not has.any():
             return 0.0

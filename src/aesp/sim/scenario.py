@@ -13,7 +13,10 @@ from aesp.sim.workload import generate_workload
 
 def build_topology(config: ScenarioConfig) -> Topology:
     sites = [Site(s.name, s.region, s.zone, s.tier, s.jurisdiction) for s in config.sites]
-    links = [Link(link.a, link.b, link.rtt_ms, link.bandwidth_mbps, link.usd_per_gb) for link in config.links]
+    links = [
+        Link(link.a, link.b, link.rtt_ms, link.bandwidth_mbps, link.usd_per_gb)
+        for link in config.links
+    ]
     return Topology.build(sites, links)
 
 
@@ -21,10 +24,16 @@ def build_nodes(config: ScenarioConfig) -> list[Node]:
     """One node per pool member, named ``<pool>-<index>``."""
     return [
         Node(
-            name=f"{p.name}-{i:03d}", site=p.site, cpu_milli=p.cpu_milli, mem_mib=p.mem_mib,
-            arch=p.arch, gpu_count=p.gpu_count, gpu_model=p.gpu_model,
+            name=f"{p.name}-{i:03d}",
+            site=p.site,
+            cpu_milli=p.cpu_milli,
+            mem_mib=p.mem_mib,
+            arch=p.arch,
+            gpu_count=p.gpu_count,
+            gpu_model=p.gpu_model,
             accel_kind=p.accel_kind,  # type: ignore[arg-type]
-            accel_model=p.accel_model, usd_per_hour=p.usd_per_hour,
+            accel_model=p.accel_model,
+            usd_per_hour=p.usd_per_hour,
         )
         for p in config.node_pools
         for i in range(p.count)

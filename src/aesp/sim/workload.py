@@ -28,7 +28,11 @@ def sample(dist: Dist, rng: np.random.Generator, size: int) -> FloatArray:
         return rng.uniform(dist.low, dist.high, size)
     if dist.median is not None and dist.sigma is not None:
         x = rng.lognormal(math.log(dist.median), dist.sigma, size)
-        return np.clip(x, dist.min if dist.min is not None else 0.0, dist.max if dist.max is not None else np.inf)
+        return np.clip(
+            x,
+            dist.min if dist.min is not None else 0.0,
+            dist.max if dist.max is not None else np.inf,
+        )
     assert dist.values is not None
     p = None
     if dist.weights is not None:
@@ -68,8 +72,12 @@ def _origins(spec: TaskClassConfig, sites: tuple[SiteConfig, ...]) -> list[SiteC
 
 
 def generate_class(
-    name: str, spec: TaskClassConfig, count: int, scenario: ScenarioConfig,
-    rng: np.random.Generator, first_id: int,
+    name: str,
+    spec: TaskClassConfig,
+    count: int,
+    scenario: ScenarioConfig,
+    rng: np.random.Generator,
+    first_id: int,
 ) -> list[Task]:
     """The tasks of one class, with arrivals per origin site."""
     wl = scenario.workload
@@ -79,7 +87,9 @@ def generate_class(
     arrival = np.empty(count)
     for i, site in enumerate(origins):
         chosen = origin_idx == i
-        arrival[chosen] = diurnal_arrivals(rng, int(chosen.sum()), wl.horizon_s, wl.diurnal_amplitude, site.utc_offset_h)
+        arrival[chosen] = diurnal_arrivals(
+            rng, int(chosen.sum()), wl.horizon_s, wl.diurnal_amplitude, site.utc_offset_h
+        )
     cpu, mem = sample(spec.cpu_milli, rng, count), sample(spec.mem_mib, rng, count)
     uses_gpu = rng.uniform(size=count) < spec.gpu_probability
     gpu_count = sample(spec.gpu_count, rng, count).astype(int)
@@ -88,29 +98,36 @@ def generate_class(
     slo = sample(spec.latency_slo_ms, rng, count) if spec.latency_slo_ms else None
     data = sample(spec.data_size_gb, rng, count)
     resident = rng.uniform(size=count) < spec.residency_probability
-    cpu_ratio, mem_ratio = sample(spec.cpu_usage_ratio, rng, count), sample(spec.mem_usage_ratio, rng, count)
+    cpu_ratio, mem_ratio = (
+        sample(spec.cpu_usage_ratio, rng, count),
+        sample(spec.mem_usage_ratio, rng, count),
+    )
     tasks = []
     for k in range(count):
         site = origins[origin_idx[k]]
         g = int(gpu_count[k]) if uses_gpu[k] else 0
         share = (1000 if g > 1 else int(gpu_milli[k])) if g else 0
-        tasks.append(Task(
-            id=first_id + k,
-            name=f"{name}-{k:04d}",
-            task_class=name,  # type: ignore[arg-type]
-            request=Request(float(round(cpu[k])), float(round(mem[k])), g, share),
-            arrival_s=float(arrival[k]),
-            work=float(work[k]),
-            gpu_models=spec.gpu_models if g else (),
-            arches=spec.arches,
-            latency_slo_ms=float(slo[k]) if slo is not None else None,
-            data_origin=site.name,
-            data_size_gb=float(data[k]),
-            allowed_jurisdictions=(site.jurisdiction,) if resident[k] and site.jurisdiction else (),
-            priority=spec.priority,
-            cpu_usage_ratio=float(cpu_ratio[k]),
-            mem_usage_ratio=float(mem_ratio[k]),
-        ))
+        tasks.append(
+            Task(
+                id=first_id + k,
+                name=f"{name}-{k:04d}",
+                task_class=name,  # type: ignore[arg-type]
+                request=Request(float(round(cpu[k])), float(round(mem[k])), g, share),
+                arrival_s=float(arrival[k]),
+                work=float(work[k]),
+                gpu_models=spec.gpu_models if g else (),
+                arches=spec.arches,
+                latency_slo_ms=float(slo[k]) if slo is not None else None,
+                data_origin=site.name,
+                data_size_gb=float(data[k]),
+                allowed_jurisdictions=(site.jurisdiction,)
+                if resident[k] and site.jurisdiction
+                else (),
+                priority=spec.priority,
+                cpu_usage_ratio=float(cpu_ratio[k]),
+                mem_usage_ratio=float(mem_ratio[k]),
+            )
+        )
     return tasks
 
 
@@ -118,6 +135,8 @@ def generate_workload(scenario: ScenarioConfig, rng: np.random.Generator) -> lis
     """All tasks of a scenario, ordered by arrival, with ids 0..n-1 in that order."""
     tasks: list[Task] = []
     for name, count in _class_counts(scenario.workload).items():
-        tasks += generate_class(name, scenario.workload.classes[name], count, scenario, rng, len(tasks))
+        tasks += generate_class(
+            name, scenario.workload.classes[name], count, scenario, rng, len(tasks)
+        )
     tasks.sort(key=lambda t: (t.arrival_s, t.id))
     return [replace(t, id=i) for i, t in enumerate(tasks)]

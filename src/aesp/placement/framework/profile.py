@@ -8,6 +8,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from aesp.config.loader import yaml_problem
+
 PROFILES_DIR = Path(__file__).resolve().parents[2] / "configs" / "profiles"
 
 
@@ -65,7 +67,7 @@ def load_profile(name_or_path: str) -> Profile:
     except OSError as exc:
         raise ProfileError(f"cannot read profile {path}: {exc.strerror}") from None
     except yaml.YAMLError as exc:
-        raise ProfileError(f"profile {path} is not valid YAML: {exc}") from None
+        raise ProfileError(f"profile {path} is not valid YAML: {yaml_problem(exc)}") from None
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = ".".join(str(p) for p in first["loc"])

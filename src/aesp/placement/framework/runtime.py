@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from aesp.core import Code, ClusterSnapshot, Status, Task
+from aesp.core import ClusterSnapshot, Code, Status, Task
 from aesp.core.resources import BoolArray, FloatArray, IntArray
 from aesp.placement.framework.interfaces import (
     CycleState,

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from aesp.core import ARCHES, Code, ClusterSnapshot, Status, Task, gpu_fit, resource_fit
+from aesp.core import ARCHES, ClusterSnapshot, Code, Status, Task, gpu_fit, resource_fit
 from aesp.core.resources import CPU, MEM, BoolArray
 from aesp.placement.framework.interfaces import CycleState
 from aesp.placement.framework.registry import register

@@ -29,8 +29,11 @@ _EPS = 1e-9
 
 
 def fragmentation(
-    free_cpu: FloatArray, free_mem: FloatArray, gpu_free: FloatArray,
-    shapes: list[Request], weights: FloatArray,
+    free_cpu: FloatArray,
+    free_mem: FloatArray,
+    gpu_free: FloatArray,
+    shapes: list[Request],
+    weights: FloatArray,
 ) -> FloatArray:
     """Expected stranded GPU share per node (milli-GPUs), vectorised over request shapes.
 
@@ -98,7 +101,10 @@ class GpuFragmentation:
         before = fragmentation(free[:, CPU], free[:, MEM], gpu, shapes, weights)
         req = task.request
         after = fragmentation(
-            free[:, CPU] - req.cpu_milli, free[:, MEM] - req.mem_mib,
-            gpu_free_after(gpu, req), shapes, weights,
+            free[:, CPU] - req.cpu_milli,
+            free[:, MEM] - req.mem_mib,
+            gpu_free_after(gpu, req),
+            shapes,
+            weights,
         )
         return reverse_normalise(after - before)

@@ -38,7 +38,7 @@ def over_threshold(usage: FloatArray, capacity: FloatArray, threshold_pct: Float
     """
     pct = np.divide(usage, capacity, out=np.zeros_like(usage), where=capacity > 0) * 100.0
     checked = ~np.isnan(threshold_pct)
-    return (pct[:, checked] > threshold_pct[checked]).any(axis=1)  # type: ignore[no-any-return]
+    return np.asarray((pct[:, checked] > threshold_pct[checked]).any(axis=1), np.bool_)
 
 
 def least_used(capacity: FloatArray, estimated: FloatArray, weights: FloatArray) -> FloatArray:
@@ -46,11 +46,14 @@ def least_used(capacity: FloatArray, estimated: FloatArray, weights: FloatArray)
 
     Shapes: capacity, estimated ``(K, R)``; weights ``(R,)`` -> ``(K,)``.
     """
-    free = np.divide(capacity - estimated, capacity, out=np.zeros_like(capacity), where=capacity > 0)
+    free = np.divide(
+        capacity - estimated, capacity, out=np.zeros_like(capacity), where=capacity > 0
+    )
     w = np.where(capacity > 0, weights[None, :], 0.0)
     total = w.sum(axis=1)
     scored = (np.clip(free, 0, 1) * MAX_NODE_SCORE * w).sum(axis=1)
-    return np.divide(scored, total, out=np.zeros(len(total)), where=total > 0)
+    out: FloatArray = np.divide(scored, total, out=np.zeros(len(total)), where=total > 0)
+    return out
 
 
 @register

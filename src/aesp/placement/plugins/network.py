@@ -22,8 +22,12 @@ def stream_mbps(task: Task) -> float:
 
 
 def network_priority(
-    latency_ms: FloatArray, bandwidth_cost_mbps: FloatArray, w_latency: float = 0.7,
-    w_bandwidth: float = 0.3, ref_latency_ms: float = 100.0, ref_bandwidth_mbps: float = 10.0,
+    latency_ms: FloatArray,
+    bandwidth_cost_mbps: FloatArray,
+    w_latency: float = 0.7,
+    w_bandwidth: float = 0.3,
+    ref_latency_ms: float = 100.0,
+    ref_bandwidth_mbps: float = 10.0,
 ) -> FloatArray:
     """``0.7 * (1 - latency / 100 ms) + 0.3 * (1 - bandwidth_cost / 10 Mbps)``, clamped to [0, 1].
 
@@ -37,7 +41,9 @@ def network_priority(
     return np.clip((w_latency * lat + w_bandwidth * bw) / total, 0.0, 1.0) * MAX_NODE_SCORE  # type: ignore[no-any-return]
 
 
-def origin_paths(snapshot: ClusterSnapshot, task: Task, candidates: IntArray) -> tuple[int, IntArray]:
+def origin_paths(
+    snapshot: ClusterSnapshot, task: Task, candidates: IntArray
+) -> tuple[int, IntArray]:
     """The origin's site index and the candidates' site indices."""
     topo = snapshot.topology
     return topo.index(task.data_origin), snapshot.table.site[candidates]
@@ -54,8 +60,11 @@ class NetworkPriority:
     NAME: ClassVar[str] = "NetworkPriority"
 
     def __init__(
-        self, w_latency: float = 0.7, w_bandwidth: float = 0.3,
-        ref_latency_ms: float = 100.0, ref_bandwidth_mbps: float = 10.0,
+        self,
+        w_latency: float = 0.7,
+        w_bandwidth: float = 0.3,
+        ref_latency_ms: float = 100.0,
+        ref_bandwidth_mbps: float = 10.0,
     ) -> None:
         if w_latency < 0 or w_bandwidth < 0 or w_latency + w_bandwidth <= 0:
             raise ValueError("weights must be non-negative and not both zero")
@@ -73,8 +82,13 @@ class NetworkPriority:
 
 
 def cross_region_cost(
-    rtt_ms: FloatArray, transfer_usd: FloatArray, compliance_usd: FloatArray,
-    alpha: float, lam_ms: FloatArray, beta: float, gamma: float,
+    rtt_ms: FloatArray,
+    transfer_usd: FloatArray,
+    compliance_usd: FloatArray,
+    alpha: float,
+    lam_ms: FloatArray,
+    beta: float,
+    gamma: float,
 ) -> FloatArray:
     """``Cost = alpha * (RTT + lambda) + beta * (data_transfer_cost + gamma * compliance_cost)``.
 
@@ -104,8 +118,12 @@ class CrossRegionCost:
     NAME: ClassVar[str] = "CrossRegionCost"
 
     def __init__(
-        self, alpha: float = 0.01, beta: float = 1.0, gamma: float = 1.0,
-        lambda_ms: float = 50.0, compliance_usd_per_gb: float = 0.05,
+        self,
+        alpha: float = 0.01,
+        beta: float = 1.0,
+        gamma: float = 1.0,
+        lambda_ms: float = 50.0,
+        compliance_usd_per_gb: float = 0.05,
     ) -> None:
         if min(alpha, beta, gamma, lambda_ms, compliance_usd_per_gb) < 0:
             raise ValueError("cross-region cost parameters must be non-negative")
@@ -122,8 +140,9 @@ class CrossRegionCost:
         transfer = task.data_size_gb * topo.usd_per_gb[origin, sites]
         crossing = site_juris[sites] != site_juris[origin]
         compliance = np.where(crossing, task.data_size_gb * self.compliance_usd_per_gb, 0.0)
-        return cross_region_cost(topo.rtt_ms[origin, sites], transfer, compliance,
-                                 self.alpha, lam, self.beta, self.gamma)
+        return cross_region_cost(
+            topo.rtt_ms[origin, sites], transfer, compliance, self.alpha, lam, self.beta, self.gamma
+        )
 
     def score(self, state: CycleState, task: Task, candidates: IntArray) -> FloatArray:
         if not task.data_origin:

@@ -25,11 +25,16 @@ def _weights(resources: Mapping[str, float]) -> FloatArray:
     return np.array([float(resources.get(r, 0.0)) for r in RESOURCE_NAMES])
 
 
-def _weighted_mean(per_resource: FloatArray, weights: FloatArray, capacity: FloatArray) -> FloatArray:
+def _weighted_mean(
+    per_resource: FloatArray, weights: FloatArray, capacity: FloatArray
+) -> FloatArray:
     """Mean over resources, skipping those a node lacks (capacity 0), as kube does."""
     w = np.where(capacity > 0, weights[None, :], 0.0)
     total = w.sum(axis=1)
-    return np.divide((per_resource * w).sum(axis=1), total, out=np.zeros(len(w)), where=total > 0)
+    out: FloatArray = np.divide(
+        (per_resource * w).sum(axis=1), total, out=np.zeros(len(w)), where=total > 0
+    )
+    return out
 
 
 def least_allocated(capacity: FloatArray, requested: FloatArray, weights: FloatArray) -> FloatArray:
@@ -40,7 +45,9 @@ def least_allocated(capacity: FloatArray, requested: FloatArray, weights: FloatA
 
     Shapes: capacity, requested ``(K, R)``; weights ``(R,)`` -> ``(K,)``.
     """
-    free_frac = np.divide(capacity - requested, capacity, out=np.zeros_like(capacity), where=capacity > 0)
+    free_frac = np.divide(
+        capacity - requested, capacity, out=np.zeros_like(capacity), where=capacity > 0
+    )
     return _weighted_mean(np.clip(free_frac, 0, 1) * MAX_NODE_SCORE, weights, capacity)
 
 
@@ -54,18 +61,24 @@ def most_allocated(capacity: FloatArray, requested: FloatArray, weights: FloatAr
     return _weighted_mean(used * MAX_NODE_SCORE, weights, capacity)
 
 
-def balanced_allocation(capacity: FloatArray, requested: FloatArray, mask: FloatArray) -> FloatArray:
+def balanced_allocation(
+    capacity: FloatArray, requested: FloatArray, mask: FloatArray
+) -> FloatArray:
     """kube BalancedAllocation: ``(1 - std_r(min(req_r / cap_r, 1))) * 100``.
 
     The population standard deviation runs over the resources in ``mask`` that the node has.
 
     Shapes: capacity, requested ``(K, R)``; mask ``(R,)`` of 0/1 -> ``(K,)``.
     """
-    frac = np.minimum(np.divide(requested, capacity, out=np.zeros_like(capacity), where=capacity > 0), 1.0)
+    frac = np.minimum(
+        np.divide(requested, capacity, out=np.zeros_like(capacity), where=capacity > 0), 1.0
+    )
     use = (capacity > 0) & (mask[None, :] > 0)
     n = use.sum(axis=1)
     mean = np.divide((frac * use).sum(axis=1), n, out=np.zeros(len(n)), where=n > 0)
-    var = np.divide((((frac - mean[:, None]) * use) ** 2).sum(axis=1), n, out=np.zeros(len(n)), where=n > 0)
+    var = np.divide(
+        (((frac - mean[:, None]) * use) ** 2).sum(axis=1), n, out=np.zeros(len(n)), where=n > 0
+    )
     return (1.0 - np.sqrt(var)) * MAX_NODE_SCORE  # type: ignore[no-any-return]
 
 
@@ -85,7 +98,9 @@ def best_fit(capacity: FloatArray, requested: FloatArray, demand: FloatArray) ->
     return (1.0 - mean_left) * MAX_NODE_SCORE  # type: ignore[no-any-return]
 
 
-def _with_task(state: CycleState, task: Task, candidates: IntArray) -> tuple[FloatArray, FloatArray]:
+def _with_task(
+    state: CycleState, task: Task, candidates: IntArray
+) -> tuple[FloatArray, FloatArray]:
     cap = state.capacity[candidates]
     return cap, state.allocated[candidates] + task.request.vector()[None, :]
 

@@ -53,7 +53,12 @@ class HungarianSettings:
     max_rounds: int = 64
 
     def __post_init__(self) -> None:
-        if self.max_batch < 1 or self.top_k < 1 or self.max_slots_per_node < 1 or self.max_rounds < 1:
+        if (
+            self.max_batch < 1
+            or self.top_k < 1
+            or self.max_slots_per_node < 1
+            or self.max_rounds < 1
+        ):
             raise ValueError("max_batch, top_k, max_slots_per_node and max_rounds must be >= 1")
 
 
@@ -77,7 +82,8 @@ class HungarianSolver:
         ordered = queue_order(pending)
         batch = ordered[: cfg.max_batch]
         statuses: dict[int, Status] = {
-            t.id: Status(Code.WAIT, ("beyond the cycle's batch",), "hungarian") for t in ordered[cfg.max_batch :]
+            t.id: Status(Code.WAIT, ("beyond the cycle's batch",), "hungarian")
+            for t in ordered[cfg.max_batch :]
         }
         active = self._admit(state, batch, statuses)
         bindings: list[Binding] = []
@@ -93,7 +99,9 @@ class HungarianSolver:
             statuses.setdefault(task.id, Status(Code.UNSCHEDULABLE, ("no slot left",), "hungarian"))
         return Decision(tuple(bindings), statuses, solver="hungarian", counters={"rounds": rounds})
 
-    def _admit(self, state: CycleState, batch: list[Task], statuses: dict[int, Status]) -> list[Task]:
+    def _admit(
+        self, state: CycleState, batch: list[Task], statuses: dict[int, Status]
+    ) -> list[Task]:
         """Tasks worth solving for: not unresolvable and fitting somewhere at cycle start."""
         admitted = []
         for task in batch:
@@ -105,10 +113,14 @@ class HungarianSolver:
         hopeful = could_fit_somewhere(state, admitted)
         for task, ok in zip(admitted, hopeful, strict=True):
             if not ok:
-                statuses[task.id] = Status(Code.UNSCHEDULABLE, ("insufficient resources",), "NodeResourcesFit")
+                statuses[task.id] = Status(
+                    Code.UNSCHEDULABLE, ("insufficient resources",), "NodeResourcesFit"
+                )
         return [t for t, ok in zip(admitted, hopeful, strict=True) if ok]
 
-    def _candidates(self, state: CycleState, tasks: list[Task], statuses: dict[int, Status]) -> list[_Row]:
+    def _candidates(
+        self, state: CycleState, tasks: list[Task], statuses: dict[int, Status]
+    ) -> list[_Row]:
         """Top-k scored feasible nodes per task; tasks with none get an UNSCHEDULABLE status."""
         rows = []
         for task in tasks:
@@ -156,13 +168,20 @@ class HungarianSolver:
             value = dict(zip(row.nodes.tolist(), row.scores.tolist(), strict=True))
             cols = np.flatnonzero(np.isin(col_node, row.nodes))
             score = np.array([value[int(col_node[c])] for c in cols])
-            cost[i, cols] = -(score + self._bonus(state, row.task)) + self.settings.slot_penalty * col_slot[cols]
+            cost[i, cols] = (
+                -(score + self._bonus(state, row.task))
+                + self.settings.slot_penalty * col_slot[cols]
+            )
         r, c = linear_sum_assignment(cost)
-        picked = sorted((cost[i, j], i, j) for i, j in zip(r, c, strict=True) if cost[i, j] < BIG / 2)
+        picked = sorted(
+            (cost[i, j], i, j) for i, j in zip(r, c, strict=True) if cost[i, j] < BIG / 2
+        )
         placed: set[int] = set()
         for _, i, j in picked:
             task, node = rows[i].task, int(col_node[j])
-            if resource_fit(state.free[node : node + 1], state.gpu_free_milli[node : node + 1], task.request)[0]:
+            if resource_fit(
+                state.free[node : node + 1], state.gpu_free_milli[node : node + 1], task.request
+            )[0]:
                 bindings.append(Binding(task.id, node, state.assume(task, node)))
                 placed.add(task.id)
         return placed

@@ -41,7 +41,7 @@ def could_fit_somewhere(state: CycleState, tasks: Sequence[Task]) -> BoolArray:
         if key not in gpu_ok:
             gpu_ok[key] = gpu_fit(state.gpu_free_milli, t.request)
         ok[i] &= gpu_ok[key]
-    return ok.any(axis=1)  # type: ignore[no-any-return]
+    return np.asarray(ok.any(axis=1), np.bool_)
 
 
 class SequentialSolver:
@@ -76,7 +76,9 @@ class SequentialSolver:
                 statuses[task.id] = status
                 continue
             if not hope:
-                statuses[task.id] = Status(Code.UNSCHEDULABLE, ("insufficient resources",), "NodeResourcesFit")
+                statuses[task.id] = Status(
+                    Code.UNSCHEDULABLE, ("insufficient resources",), "NodeResourcesFit"
+                )
                 continue
             mask, culprit = fw.feasible(state, task)
             if culprit:
@@ -85,6 +87,8 @@ class SequentialSolver:
             cand = self.candidates(mask)
             scores = fw.score(state, task, cand)
             best = np.flatnonzero(scores >= scores.max() - 1e-9)
-            node = int(cand[best[state.rng.integers(len(best))]] if len(best) > 1 else cand[best[0]])
+            node = int(
+                cand[best[state.rng.integers(len(best))]] if len(best) > 1 else cand[best[0]]
+            )
             bindings.append(Binding(task.id, node, state.assume(task, node)))
         return Decision(tuple(bindings), statuses, solver="sequential")
