@@ -3,17 +3,33 @@
 Any :class:`aesp.core.Scheduler` can be driven; the simulator never imports the scheduling
 framework. A scheduling cycle runs ``cycle_interval_s`` after the first change (an arrival or a
 completion) that follows the previous cycle, so tasks arriving together are decided together.
+
+Optional hooks, both off by default (and then the run is exactly as without them):
+
+- a :class:`aesp.sim.faults.FaultPlan`: node failures kill the tasks running there (they count
+  as *failed*, not requeued) and mark the node down in ground truth until it recovers; load
+  bursts add CPU usage nobody placed. A binding to a down node fails; the task stays pending and
+  a retry cycle follows ``bind_retry_s`` later.
+- a :class:`Ticker`: a fleet-wide periodic callback (e.g. node agents reporting to a perceived
+  view) that may ask for a scheduling cycle. It runs only while tasks are pending or still to
+  arrive, since nothing is decided after that.
+
+Every binding the scheduler makes is checked against ground truth: it is a **mis-schedule** when
+the node is down, or its measured CPU usage (tasks plus bursts, before the new task) exceeds
+``overload_cpu_pct`` of its CPU capacity at that instant.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from aesp.core import Binding, ClusterSnapshot, Code, NodeTable, Scheduler, Task
+from aesp.core import CPU, Binding, ClusterSnapshot, Code, NodeTable, Scheduler, Task
 from aesp.sim.engine import EventKind, EventQueue
+from aesp.sim.faults import FaultEvent, FaultKind, FaultPlan
 from aesp.sim.fleet import Fleet
 from aesp.sim.recorder import Outcome, Recorder, RunMetrics, gpu_fragmentation
 
@@ -32,6 +48,10 @@ class SimConfig:
     """Sample GPU fragmentation after every cycle."""
     compliance_usd_per_gb: float = 0.05
     """Compliance cost charged per GB of data processed outside its origin's jurisdiction."""
+    overload_cpu_pct: float = 90.0
+    """A binding to a node whose actual CPU usage is above this % of capacity is a mis-schedule."""
+    bind_retry_s: float = 10.0
+    """With faults on: delay of the retry cycle after a binding to a down node failed."""
 
 
 class SpeedModel(Protocol):
@@ -44,6 +64,22 @@ class Observer(Protocol):
     """What the scheduler is shown of the fleet (ground truth, or perceived state)."""
 
     def observe(self, fleet: Fleet, now_s: float) -> ClusterSnapshot: ...
+
+
+class Ticker(Protocol):
+    """A periodic fleet-wide callback; ``tick`` returns True to ask for a scheduling cycle."""
+
+    @property
+    def next_tick_s(self) -> float:
+        """Simulated time of the next tick; ``tick`` advances it."""
+        ...
+
+    def tick(self, fleet: Fleet, now_s: float) -> bool: ...
+
+
+class _PeekQueue(EventQueue):
+    def peek_time(self) -> float:
+        return self._heap[0].time_s if self._heap else math.inf
 
 
 class GroundTruth:
@@ -72,6 +108,8 @@ class Simulation:
         speed: SpeedModel | None = None,
         observer: Observer | None = None,
         progress: ProgressFn | None = None,
+        faults: FaultPlan | None = None,
+        ticker: Ticker | None = None,
     ) -> None:
         ids = [t.id for t in tasks]
         if len(set(ids)) != len(ids):
@@ -82,7 +120,11 @@ class Simulation:
         self.observer = observer or GroundTruth()
         self.progress = progress
         self.fleet = Fleet(table)
-        self.queue = EventQueue()
+        self.queue = _PeekQueue()
+        self.faults, self.ticker = faults, ticker
+        self.fault_events: list[FaultEvent] = faults.events() if faults is not None else []
+        self._next_fault = 0
+        self.arrivals_left = len(tasks)
         self.recorder = Recorder(tasks, table.capacity.sum(axis=0))
         self.pending: dict[int, Task] = {}
         self.bindings: dict[int, Binding] = {}
@@ -102,6 +144,8 @@ class Simulation:
             EventKind.DEPART: self._depart,
         }
         while self.queue:
+            if self._run_hook():
+                continue
             ev = self.queue.pop()
             self.recorder.advance(ev.time_s, self.fleet.allocated_total)
             handlers[ev.kind](ev.time_s, ev.task_id)
@@ -111,6 +155,49 @@ class Simulation:
         wall = time.perf_counter() - wall0
         return self.recorder.summary(self.table.topology, wall, self.queue.processed)
 
+    def _next_hook(self) -> tuple[float, bool]:
+        """Time of the next fault event or tick, and whether it is a fault event."""
+        fault_s = math.inf
+        if self._next_fault < len(self.fault_events):
+            fault_s = self.fault_events[self._next_fault].time_s
+        tick_s = math.inf
+        if self.ticker is not None and (self.pending or self.arrivals_left):
+            tick_s = self.ticker.next_tick_s
+        return (fault_s, True) if fault_s <= tick_s else (tick_s, False)
+
+    def _run_hook(self) -> bool:
+        """Run the next fault event or tick if it comes no later than the next event."""
+        if not self.fault_events and self.ticker is None:
+            return False
+        time_s, is_fault = self._next_hook()
+        if time_s > self.queue.peek_time():
+            return False
+        self.recorder.advance(time_s, self.fleet.allocated_total)
+        if is_fault:
+            self._next_fault += 1
+            self._apply_fault(self.fault_events[self._next_fault - 1])
+        elif self.ticker is not None and self.ticker.tick(self.fleet, time_s):
+            self._request_cycle(time_s)
+        return True
+
+    def _apply_fault(self, ev: FaultEvent) -> None:
+        node = ev.node
+        if ev.kind == FaultKind.FAIL:
+            self.fleet.up[node] = False
+            for task_id in [t for t, b in self.bindings.items() if b.node == node]:
+                self.fleet.release(self.bindings.pop(task_id), self.by_id[task_id])
+                self.recorder.set(task_id, Outcome.FAILED)
+                self.recorder.killed += 1
+                self._finish()
+        elif ev.kind == FaultKind.RECOVER:
+            self.fleet.up[node] = True
+            self._request_cycle(ev.time_s)
+        elif ev.kind == FaultKind.BURST_START:
+            self.fleet.usage[node, CPU] += ev.cpu_milli
+        else:
+            self.fleet.usage[node, CPU] = max(0.0, self.fleet.usage[node, CPU] - ev.cpu_milli)
+            self._request_cycle(ev.time_s)
+
     def _request_cycle(self, now_s: float) -> None:
         if self.pending and not self.cycle_scheduled:
             self.cycle_scheduled = True
@@ -118,6 +205,7 @@ class Simulation:
 
     def _arrive(self, now_s: float, task_id: int) -> None:
         self.pending[task_id] = self.by_id[task_id]
+        self.arrivals_left -= 1
         if self.config.max_wait_s is not None:
             self.queue.push(now_s + self.config.max_wait_s, EventKind.DEPART, task_id)
         self._request_cycle(now_s)
@@ -134,7 +222,7 @@ class Simulation:
         decision = self.scheduler.decide(snapshot, list(self.pending.values()))
         self.recorder.decision_s.append(time.perf_counter() - t0)
         for binding in decision.bindings:
-            self._bind(now_s, binding)
+            self._bind(now_s, binding, snapshot)
         for task_id, status in decision.statuses.items():
             if status.code == Code.UNRESOLVABLE and self.pending.pop(task_id, None) is not None:
                 self.recorder.set(task_id, Outcome.FAILED)
@@ -142,10 +230,14 @@ class Simulation:
         if self.config.record_fragmentation:
             self._sample_fragmentation()
 
-    def _bind(self, now_s: float, binding: Binding) -> None:
+    def _bind(self, now_s: float, binding: Binding, snapshot: ClusterSnapshot) -> None:
         task = self.pending.get(binding.task_id)
+        if task is not None and 0 <= binding.node < len(self.table):
+            self._check_placement(binding.node, snapshot)
         if task is None or self.fleet.check(binding, task):
             self.recorder.invalid_bindings += 1
+            if self.faults is not None and task is not None and not self.fleet.up[binding.node]:
+                self.queue.push(now_s + self.config.bind_retry_s, EventKind.CYCLE)
             return
         del self.pending[task.id]
         self.fleet.bind(binding, task)
@@ -170,13 +262,24 @@ class Simulation:
         self.recorder.bound(task.id, now_s, binding.node, rtt_ms)
         self.queue.push(now_s + transfer_s, EventKind.START, task.id)
 
+    def _check_placement(self, node: int, snapshot: ClusterSnapshot) -> None:
+        """Count a binding and whether ground truth makes it a mis-schedule (see module doc)."""
+        cpu_cap = float(self.table.capacity[node, CPU])
+        over = self.fleet.usage[node, CPU] > self.config.overload_cpu_pct / 100.0 * cpu_cap
+        bad = not self.fleet.up[node] or bool(over)
+        self.recorder.placed(float(snapshot.staleness_s[node]), bad)
+
     def _start(self, now_s: float, task_id: int) -> None:
+        if task_id not in self.bindings:  # killed by a node failure while its data moved
+            return
         task, binding = self.by_id[task_id], self.bindings[task_id]
         self.recorder.start_s[self.recorder.pos[task_id]] = now_s
         runtime = task.work / max(self.speed.speed(task, binding.node), 1e-9)
         self.queue.push(now_s + runtime, EventKind.COMPLETE, task_id)
 
     def _complete(self, now_s: float, task_id: int) -> None:
+        if task_id not in self.bindings:  # killed by a node failure
+            return
         task, binding = self.by_id[task_id], self.bindings.pop(task_id)
         self.fleet.release(binding, task)
         i = self.recorder.pos[task_id]
@@ -225,6 +328,7 @@ __all__ = [
     "SimConfig",
     "Simulation",
     "SpeedModel",
+    "Ticker",
     "UnitSpeed",
     "simulate",
 ]

@@ -36,6 +36,8 @@ class CycleState:
     gpu_free_milli: FloatArray = field(init=False)
     assumed: FloatArray = field(init=False)
     """Requests bound during this cycle, not yet visible in measured usage."""
+    reserved: dict[int, int] = field(default_factory=dict)
+    """Node index -> id of the task the node is held for (see ``reservation``)."""
 
     def __post_init__(self) -> None:
         self.allocated = self.snapshot.allocated.copy()
@@ -52,6 +54,13 @@ class CycleState:
 
     def __len__(self) -> int:
         return len(self.snapshot)
+
+    def held_for_others(self, task: Task) -> BoolArray:
+        """``(N,)`` True on nodes held for a task other than ``task``."""
+        mask = np.zeros(len(self), np.bool_)
+        for node, owner in self.reserved.items():
+            mask[node] = owner != task.id
+        return mask
 
     def assume(self, task: Task, node: int) -> tuple[int, ...]:
         """Bind ``task`` to ``node`` in the working state; returns the GPUs it takes."""

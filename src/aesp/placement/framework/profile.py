@@ -38,6 +38,8 @@ class Profile(BaseModel):
     scores: tuple[PluginRef, ...] = ()
     solver_args: dict[str, Any] = Field(default_factory=dict)
     """Solver settings (batch window, top-k) for solvers that take them."""
+    reservation: dict[str, float] | None = None
+    """Starvation guard settings (``after_s``, ``max_held``); None disables it."""
 
 
 class ProfileError(ValueError):

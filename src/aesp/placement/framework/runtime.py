@@ -79,7 +79,9 @@ class Framework:
 
     def feasible(self, state: CycleState, task: Task) -> tuple[BoolArray, str]:
         """Nodes passing every filter, and the filter that removed the last node (if any)."""
-        mask = np.ones(len(state), np.bool_)
+        mask = ~state.held_for_others(task) if state.reserved else np.ones(len(state), np.bool_)
+        if not mask.any():
+            return mask, "Reservation"
         for plugin in self.filters:
             mask &= plugin.filter(state, task)
             if not mask.any():

@@ -31,6 +31,7 @@ from scipy.optimize import linear_sum_assignment
 from aesp.core import Binding, Code, Decision, Status, Task, resource_fit
 from aesp.core.resources import FloatArray, IntArray
 from aesp.placement.framework.interfaces import MAX_NODE_SCORE, CycleState
+from aesp.placement.framework.reservation import Reservations, ReservationSettings
 from aesp.placement.framework.runtime import Framework
 from aesp.placement.solvers.sequential import could_fit_somewhere, queue_order
 
@@ -76,10 +77,14 @@ class HungarianSolver:
         self.framework = framework
         self.settings = settings or HungarianSettings(**framework.profile.solver_args)
         self.base_bonus = MAX_NODE_SCORE * float(framework.weights.sum()) + 1.0
+        held = framework.profile.reservation
+        self.reservations = Reservations(framework, ReservationSettings(**held)) if held else None  # type: ignore[arg-type]
 
     def solve(self, state: CycleState, pending: Sequence[Task]) -> Decision:
         cfg = self.settings
         ordered = queue_order(pending)
+        if self.reservations is not None:
+            self.reservations.update(state, ordered)
         batch = ordered[: cfg.max_batch]
         statuses: dict[int, Status] = {
             t.id: Status(Code.WAIT, ("beyond the cycle's batch",), "hungarian")
@@ -97,7 +102,8 @@ class HungarianSolver:
             active = [r.task for r in rows if r.task.id not in placed]
         for task in active:
             statuses.setdefault(task.id, Status(Code.UNSCHEDULABLE, ("no slot left",), "hungarian"))
-        return Decision(tuple(bindings), statuses, solver="hungarian", counters={"rounds": rounds})
+        counters = {"rounds": float(rounds), "held_nodes": float(len(state.reserved))}
+        return Decision(tuple(bindings), statuses, solver="hungarian", counters=counters)
 
     def _admit(
         self, state: CycleState, batch: list[Task], statuses: dict[int, Status]

@@ -15,6 +15,7 @@ import numpy as np
 from aesp.core import Binding, Code, Decision, Status, Task, gpu_fit
 from aesp.core.resources import CPU, MEM, BoolArray, IntArray
 from aesp.placement.framework.interfaces import CycleState
+from aesp.placement.framework.reservation import Reservations, ReservationSettings
 from aesp.placement.framework.runtime import Framework, num_feasible_nodes_to_find
 
 
@@ -50,6 +51,8 @@ class SequentialSolver:
     def __init__(self, framework: Framework) -> None:
         self.framework = framework
         self.next_start_node_index = 0
+        held = framework.profile.reservation
+        self.reservations = Reservations(framework, ReservationSettings(**held)) if held else None  # type: ignore[arg-type]
 
     def candidates(self, mask: BoolArray) -> IntArray:
         """The feasible nodes to score, found from the rotating start index."""
@@ -69,6 +72,8 @@ class SequentialSolver:
         bindings: list[Binding] = []
         statuses: dict[int, Status] = {}
         tasks = queue_order(pending)
+        if self.reservations is not None:
+            self.reservations.update(state, tasks)
         hopeful = could_fit_somewhere(state, tasks)
         for task, hope in zip(tasks, hopeful, strict=True):
             status = fw.prefilter(state.snapshot, task)
