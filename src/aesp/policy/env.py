@@ -104,6 +104,8 @@ class SchedulingEnv(gym.Env[dict[str, np.ndarray], int]):  # type: ignore[type-a
 
     def __init__(self, config: EnvConfig = EnvConfig()) -> None:
         self.config = config
+        self.tasks: list[Task] = []
+        self.by_id: dict[int, Task] = {}
         scenario = config.scenario
         self.scenario = load_scenario(scenario) if isinstance(scenario, str) else scenario
         self.framework = Framework.from_profile(load_profile(config.profile))
@@ -115,12 +117,12 @@ class SchedulingEnv(gym.Env[dict[str, np.ndarray], int]):  # type: ignore[type-a
         self.speed = CapabilitySpeed(self.table, load_capability())
         self._workloads: dict[int, tuple[Task, ...]] = {config.workload_seeds[0]: base.tasks}
         m = config.max_nodes
-        self.observation_space = spaces.Dict({
+        self.observation_space = spaces.Dict({  # type: ignore[assignment]
             "nodes": spaces.Box(-CLIP, CLIP, (m, NODE_DIM), np.float32),
             "action_mask": spaces.Box(0.0, 1.0, (m,), np.float32),
             "context": spaces.Box(-CLIP, CLIP, (CONTEXT_DIM,), np.float32),
         })  # fmt: skip
-        self.action_space = spaces.Discrete(m)
+        self.action_space = spaces.Discrete(m)  # type: ignore[assignment]
         self._clear()
 
     # ----- Gymnasium API -------------------------------------------------------------------
@@ -168,8 +170,8 @@ class SchedulingEnv(gym.Env[dict[str, np.ndarray], int]):  # type: ignore[type-a
         self.task: Task | None = None
         self.mask: BoolArray = np.zeros(len(self.table), np.bool_)
         self.steps = self.placed = self.dropped = 0
-        self.tasks: list[Task] = []
-        self.by_id: dict[int, Task] = {}
+        self.tasks = []
+        self.by_id = {}
         self.now_s = 0.0
 
     def _slice(self) -> list[Task]:

