@@ -90,12 +90,6 @@ def test_fill_json_is_strict(aesp: Run, trace: tuple[Path, Path], tmp_path: Path
     strict_json(out.read_text())  # GPU demand reaches capacity here: no NaN
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: gpu_allocated_at_full_demand is NaN when GPU demand never reaches capacity "
-    "(a patience-stopped fill on a CPU-bound cluster); json.dumps writes a bare NaN, which is "
-    "not valid JSON for strict parsers",
-)
 def test_fill_json_is_strict_when_demand_stays_below_capacity(
     aesp: Run, tmp_path: Path
 ) -> None:

@@ -102,12 +102,6 @@ def test_hungarian_beats_greedy(tmp_path: Path) -> None:
     assert h.counters["rounds"] == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: optimistic slot count (free // smallest listed request) gives node a 2 slots "
-    "although only one of the two tasks fits; the solver puts both on a, applies task 1 first "
-    "and task 0 then fits nowhere, so Hungarian places 1 task where greedy places 2",
-)
 def test_placing_more_tasks_beats_a_higher_score(tmp_path: Path) -> None:
     # Node a (4000m) holds the 3000m task 0 or the 1500m task 1, not both (4500m); b (2000m)
     # only task 1.   task 0: a=0 (b infeasible)      task 1: a=100, b=0

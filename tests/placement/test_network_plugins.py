@@ -165,11 +165,6 @@ def test_cross_region_cost_worked_example(make_state: MakeState) -> None:
     assert scores[0] > scores[1] > scores[2]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: reverse_normalise uses cost.min(initial=0.0)/max(initial=0.0), which folds 0 "
-    "into the range: with all costs positive the cheapest candidate gets (hi-lo)/hi*100 < 100",
-)
 def test_cross_region_scores_reverse_normalised(make_state: MakeState) -> None:
     table = three_sites()
     task = make_task(0).origin("A", 10).build()
@@ -209,11 +204,6 @@ BUGGY_REVERSE = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: reverse_normalise's min/max use initial=0.0, so 0 is always inside the range: "
-    "all-positive or all-negative costs are not mapped to [0, 100] and equal costs score 0",
-)
 @pytest.mark.parametrize(("costs", "want"), BUGGY_REVERSE)
 def test_reverse_normalise_away_from_zero(costs: list[float], want: list[float]) -> None:
     np.testing.assert_allclose(reverse_normalise(np.array(costs, np.float64)), want)

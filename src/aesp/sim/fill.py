@@ -45,7 +45,8 @@ class FillResult:
     sim_wall_s: float
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """Fields as a dict; NaN (e.g. demand never reached capacity) becomes None."""
+        return {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in asdict(self).items()}
 
 
 def fill(

@@ -100,7 +100,9 @@ def cross_region_cost(
 
 def reverse_normalise(cost: FloatArray) -> FloatArray:
     """Cheapest candidate 100, dearest 0, linear between (all equal: 100)."""
-    lo, hi = float(cost.min(initial=0.0)), float(cost.max(initial=0.0))
+    if cost.size == 0:
+        return np.zeros(0)
+    lo, hi = float(cost.min()), float(cost.max())
     if hi - lo <= 1e-12:
         return np.full(len(cost), MAX_NODE_SCORE)
     return (hi - cost) / (hi - lo) * MAX_NODE_SCORE  # type: ignore[no-any-return]

@@ -8,8 +8,10 @@ Formulation (one scheduling cycle):
    and score its feasible nodes with the same weighted plugins the sequential solver uses; keep
    the ``top_k`` best (pruning keeps the matrix small on large clusters).
 3. Slot expansion: candidate node ``j`` becomes ``s_j`` columns, ``s_j`` = the number of
-   tasks that list it, capped by ``max_slots_per_node`` and by how many of the smallest of those
-   requests its free resources could hold. The cost of task ``i`` in slot ``k`` of node ``j`` is
+   tasks that list it, capped by ``max_slots_per_node`` and by how many copies of the *largest*
+   of those requests its free resources hold (CPU and memory by the largest request, GPUs by
+   whole units of the largest per-GPU share), so that any ``s_j`` of them fit together; at
+   least one slot when the node is a candidate at all. The cost of task ``i`` in slot ``k`` of node ``j`` is
    ``-(score_ij + bonus_i) + k * slot_penalty``, where ``bonus_i = B * (1 + priority_i) +
    age_i`` with ``B`` larger than any weighted score, so the solver first maximises the number
    of tasks placed, then prefers higher priority, then (through ``age_i``, up to
@@ -68,6 +70,24 @@ class _Row:
     task: Task
     nodes: IntArray
     scores: FloatArray
+
+
+def guaranteed_slots(free: FloatArray, gpu_free: FloatArray, tasks: Sequence[Task]) -> int:
+    """How many of ``tasks``, whichever they are, one node's free resources surely hold.
+
+    CPU and memory: copies of the largest request. GPUs: units of the largest per-GPU share,
+    counted per GPU, divided by the largest GPU count. Shapes: free ``(R,)``, gpu_free ``(G,)``.
+    """
+    largest = np.max([t.request.vector()[:2] for t in tasks], axis=0)
+    room = np.floor_divide(free[:2], largest, out=np.full(2, np.inf), where=largest > 0)
+    slots = float(room.min())
+    gpu_tasks = [t.request for t in tasks if t.request.gpu_count]
+    if gpu_tasks:
+        share = max(r.gpu_milli for r in gpu_tasks)
+        count = max(r.gpu_count for r in gpu_tasks)
+        units = float(np.floor(gpu_free / share + 1e-9).sum())
+        slots = min(slots, units // count)
+    return int(min(slots, 1e6))
 
 
 class HungarianSolver:
@@ -155,11 +175,9 @@ class HungarianSolver:
             for j in row.nodes:
                 listed.setdefault(int(j), []).append(row.task)
         nodes, slots = [], []
-        free = state.free
         for j, tasks in listed.items():
-            smallest = np.min([t.request.vector() for t in tasks], axis=0)
-            room = np.floor_divide(free[j], smallest, out=np.full(3, np.inf), where=smallest > 0)
-            n = int(min(len(tasks), self.settings.max_slots_per_node, max(1.0, float(room.min()))))
+            room = guaranteed_slots(state.free[j], state.gpu_free_milli[j], tasks)
+            n = min(len(tasks), self.settings.max_slots_per_node, max(1, room))
             nodes += [j] * n
             slots += list(range(n))
         return np.array(nodes, np.int64), np.array(slots, np.int64)
