@@ -196,15 +196,15 @@ def test_reverse_normalise(costs: list[float], want: list[float]) -> None:
     np.testing.assert_allclose(reverse_normalise(np.array(costs, np.float64)), want)
 
 
-BUGGY_REVERSE = [
-    ([2.0, 4.0, 6.0], [100.0, 50.0, 0.0]),  # (6 - 2) / (6 - 2): got lo = 0 -> [66.7, 33.3, 0]
-    ([5.0, 5.0], [100.0, 100.0]),  # all equal: got (5 - 5) / (5 - 0) = 0
-    ([3.0], [100.0]),  # one candidate: got 0
-    ([-6.0, -4.0, -2.0], [100.0, 50.0, 0.0]),  # got hi = 0 -> [100, 66.7, 33.3]
+AWAY_FROM_ZERO = [
+    ([2.0, 4.0, 6.0], [100.0, 50.0, 0.0]),  # (6 - c) / (6 - 2)
+    ([5.0, 5.0], [100.0, 100.0]),  # all equal: 100
+    ([3.0], [100.0]),  # one candidate: 100
+    ([-6.0, -4.0, -2.0], [100.0, 50.0, 0.0]),  # (-2 - c) / (-2 - -6)
 ]
 
 
-@pytest.mark.parametrize(("costs", "want"), BUGGY_REVERSE)
+@pytest.mark.parametrize(("costs", "want"), AWAY_FROM_ZERO)
 def test_reverse_normalise_away_from_zero(costs: list[float], want: list[float]) -> None:
     np.testing.assert_allclose(reverse_normalise(np.array(costs, np.float64)), want)
 
