@@ -23,7 +23,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -114,6 +114,7 @@ class PerceivedState:
         self._disconnected: BoolArray = np.zeros(len(table), np.bool_)
         self._in_flight: list[tuple[float, int, AgentReport]] = []
         self._seq = 0
+        self._bind_failed_s = np.full(len(table), -np.inf)
 
     @property
     def next_tick_s(self) -> float:
@@ -132,7 +133,15 @@ class PerceivedState:
 
     def observe(self, fleet: Fleet, now_s: float) -> ClusterSnapshot:
         self._deliver(now_s)
-        return self.view.cluster_snapshot(now_s, fleet.allocated, fleet.gpu_free_milli)
+        snap = self.view.cluster_snapshot(now_s, fleet.allocated, fleet.gpu_free_milli)
+        suspect = self._bind_failed_s >= np.nan_to_num(self.view.last_report_s, nan=-np.inf)
+        if not suspect.any():
+            return snap
+        return replace(snap, up=snap.up & ~suspect)
+
+    def bind_failed(self, node: int, now_s: float) -> None:
+        """A binding to ``node`` went unacknowledged: believe it down until it reports again."""
+        self._bind_failed_s[node] = now_s
 
     @staticmethod
     def _due(agent: Agent, now_s: float) -> bool:
@@ -182,6 +191,7 @@ class PolicyResult:
             "mean_jct_s": _num(m.mean_jct_s),
             "placements": m.placements,
             "misschedules": m.misschedules,
+            "misschedules_down": m.misschedules_down,
             "tasks": m.tasks,
             "completed": m.completed,
             "failed": m.failed,

@@ -16,11 +16,7 @@ from aesp.sim.recorder import RunMetrics
 from aesp.sim.scenario import materialise
 from aesp.sim.speed import CapabilitySpeed
 from aesp.sim.traces import TraceError, read_openb_nodes, read_openb_pods, sniff
-
-try:  # the rl scheduler lives above the placement layer, with the policy
-    from aesp.experiments.schedulers import make_scheduler
-except ImportError:  # pragma: no cover
-    from aesp.placement import build_scheduler as make_scheduler  # type: ignore[assignment]
+from aesp.experiments.schedulers import make_scheduler
 
 ProgressFactory = Callable[[str], Callable[[int, int], None]]
 

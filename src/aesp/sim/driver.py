@@ -8,8 +8,9 @@ Optional hooks, both off by default (and then the run is exactly as without them
 
 - a :class:`aesp.sim.faults.FaultPlan`: node failures kill the tasks running there (they count
   as *failed*, not requeued) and mark the node down in ground truth until it recovers; load
-  bursts add CPU usage nobody placed. A binding to a down node fails; the task stays pending and
-  a retry cycle follows ``bind_retry_s`` later.
+  bursts add CPU usage nobody placed. A binding to a down node fails; the task stays pending, the
+  observer is told through its optional ``bind_failed(node, now_s)`` (the control plane sees
+  the bind go unacknowledged), and a retry cycle follows ``bind_retry_s`` later.
 - a :class:`Ticker`: a fleet-wide periodic callback (e.g. node agents reporting to a perceived
   view) that may ask for a scheduling cycle. It runs only while tasks are pending or still to
   arrive, since nothing is decided after that.
@@ -125,6 +126,7 @@ class Simulation:
         self.fault_events: list[FaultEvent] = faults.events() if faults is not None else []
         self._next_fault = 0
         self.arrivals_left = len(tasks)
+        self._retry_s = -math.inf
         self.recorder = Recorder(tasks, table.capacity.sum(axis=0))
         self.pending: dict[int, Task] = {}
         self.bindings: dict[int, Binding] = {}
@@ -221,6 +223,8 @@ class Simulation:
         t0 = time.perf_counter()
         decision = self.scheduler.decide(snapshot, list(self.pending.values()))
         self.recorder.decision_s.append(time.perf_counter() - t0)
+        for key, value in decision.counters.items():
+            self.recorder.counters[key] = self.recorder.counters.get(key, 0.0) + float(value)
         for binding in decision.bindings:
             self._bind(now_s, binding, snapshot)
         for task_id, status in decision.statuses.items():
@@ -237,7 +241,7 @@ class Simulation:
         if task is None or self.fleet.check(binding, task):
             self.recorder.invalid_bindings += 1
             if self.faults is not None and task is not None and not self.fleet.up[binding.node]:
-                self.queue.push(now_s + self.config.bind_retry_s, EventKind.CYCLE)
+                self._bind_failed(now_s, binding.node)
             return
         del self.pending[task.id]
         self.fleet.bind(binding, task)
@@ -262,12 +266,22 @@ class Simulation:
         self.recorder.bound(task.id, now_s, binding.node, rtt_ms)
         self.queue.push(now_s + transfer_s, EventKind.START, task.id)
 
+    def _bind_failed(self, now_s: float, node: int) -> None:
+        """A binding to a down node was not acknowledged: tell the observer, retry later."""
+        feedback = getattr(self.observer, "bind_failed", None)
+        if callable(feedback):
+            feedback(node, now_s)
+        retry_s = now_s + self.config.bind_retry_s
+        if self._retry_s < now_s:
+            self._retry_s = retry_s
+            self.queue.push(retry_s, EventKind.CYCLE)
+
     def _check_placement(self, node: int, snapshot: ClusterSnapshot) -> None:
         """Count a binding and whether ground truth makes it a mis-schedule (see module doc)."""
         cpu_cap = float(self.table.capacity[node, CPU])
         over = self.fleet.usage[node, CPU] > self.config.overload_cpu_pct / 100.0 * cpu_cap
-        bad = not self.fleet.up[node] or bool(over)
-        self.recorder.placed(float(snapshot.staleness_s[node]), bad)
+        down = not self.fleet.up[node]
+        self.recorder.placed(float(snapshot.staleness_s[node]), down or bool(over), down)
 
     def _start(self, now_s: float, task_id: int) -> None:
         if task_id not in self.bindings:  # killed by a node failure while its data moved

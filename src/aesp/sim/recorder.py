@@ -76,6 +76,8 @@ class RunMetrics:
     """Bindings the scheduler made (valid or not); the mis-schedule rate's denominator."""
     misschedules: int = 0
     """Bindings to a node that was, in ground truth, down or over the overload threshold."""
+    misschedules_down: int = 0
+    """The mis-schedules whose node was down (the rest were overloaded)."""
     killed: int = 0
     """Tasks killed by a node failure (counted in ``failed``)."""
     mean_decision_staleness_s: float = 0.0
@@ -124,8 +126,11 @@ class Recorder:
         self.frag_samples: list[float] = []
         self.decision_s: list[float] = []
         self.invalid_bindings = 0
+        self.counters: dict[str, float] = {}
+        """Scheduler telemetry summed over cycles (``Decision.counters``)."""
         self.placements = 0
         self.misschedules = 0
+        self.misschedules_down = 0
         self.killed = 0
         self.decision_staleness_s: list[float] = []
 
@@ -138,10 +143,11 @@ class Recorder:
     def set(self, task_id: int, outcome: Outcome) -> None:
         self.outcome[self.pos[task_id]] = outcome
 
-    def placed(self, staleness_s: float, misscheduled: bool) -> None:
+    def placed(self, staleness_s: float, misscheduled: bool, node_down: bool = False) -> None:
         """Count one binding the scheduler made, with its node's staleness at decision time."""
         self.placements += 1
         self.misschedules += misscheduled
+        self.misschedules_down += node_down
         self.decision_staleness_s.append(staleness_s)
 
     def bound(self, task_id: int, now_s: float, node: int, rtt_ms: float) -> None:
@@ -188,9 +194,11 @@ class Recorder:
             compliance_usd=self.compliance_usd,
             placements=self.placements,
             misschedules=self.misschedules,
+            misschedules_down=self.misschedules_down,
             killed=self.killed,
             mean_decision_staleness_s=_finite_stat(self.decision_staleness_s, 50, mean=True),
             p95_decision_staleness_s=_finite_stat(self.decision_staleness_s, 95),
+            extra=dict(self.counters),
         )
 
     def sla_violation_rate(self) -> float:

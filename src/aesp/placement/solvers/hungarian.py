@@ -122,7 +122,7 @@ class HungarianSolver:
             active = [r.task for r in rows if r.task.id not in placed]
         for task in active:
             statuses.setdefault(task.id, Status(Code.UNSCHEDULABLE, ("no slot left",), "hungarian"))
-        counters = {"rounds": float(rounds), "held_nodes": float(len(state.reserved))}
+        counters = {"rounds": float(rounds), "held_node_cycles": float(len(state.reserved))}
         return Decision(tuple(bindings), statuses, solver="hungarian", counters=counters)
 
     def _admit(
