@@ -10,13 +10,13 @@ from typing import Any
 from aesp.config import ScenarioConfig, load_scenario
 from aesp.config.capability import load_capability
 from aesp.core import NodeTable, Scheduler, Task, Topology
+from aesp.experiments.schedulers import make_scheduler
 from aesp.sim.driver import SimConfig, Simulation, SpeedModel
 from aesp.sim.fill import FillConfig, FillResult, fill
 from aesp.sim.recorder import RunMetrics
 from aesp.sim.scenario import materialise
 from aesp.sim.speed import CapabilitySpeed
 from aesp.sim.traces import TraceError, read_openb_nodes, read_openb_pods, sniff
-from aesp.experiments.schedulers import make_scheduler
 
 ProgressFactory = Callable[[str], Callable[[int, int], None]]
 
