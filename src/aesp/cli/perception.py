@@ -30,12 +30,18 @@ app = typer.Typer(
 )
 
 
+@app.callback()
+def perception() -> None:
+    """Perceived state: reporting policies under failures, disconnects and jitter."""
+
+
 def policy_table(title: str, results: dict[str, PolicyResult]) -> Table:
     """Policies as rows, the experiment's metrics as columns."""
     table = Table(title=title)
-    for col in ("policy", "mis-schedule", "(down)", "mean stale (s)", "p95 stale (s)",
-                "reports", "bytes", "mean wait (s)", "mean JCT (s)", "failed"):
-        table.add_column(col, justify="left" if col == "policy" else "right")
+    table.add_column("policy", no_wrap=True, min_width=9)
+    for col in ("mis-schedule", "(down)", "mean stale (s)", "p95 stale (s)", "reports", "bytes",
+                "mean wait (s)", "mean JCT (s)", "failed"):
+        table.add_column(col, justify="right")
     for name, r in results.items():
         d = r.to_json()
         table.add_row(

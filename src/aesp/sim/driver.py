@@ -272,7 +272,7 @@ class Simulation:
         if callable(feedback):
             feedback(node, now_s)
         retry_s = now_s + self.config.bind_retry_s
-        if self._retry_s < now_s:
+        if self._retry_s <= now_s:
             self._retry_s = retry_s
             self.queue.push(retry_s, EventKind.CYCLE)
 
