@@ -101,6 +101,23 @@ def test_a_failed_node_is_never_seen_up_once_its_reports_time_out() -> None:
     assert state.observe(fleet, 300.0).up[0]  # it reported again after recovering
 
 
+def test_heartbeats_detect_a_dead_node_long_before_its_reports_time_out() -> None:
+    # Full reports every 30 s (liveness from reports alone: 95 s), beats every 5 s: down after
+    # 3 * 5 + 5 = 20 s without a beat. Node 0 dies at 100 s (last beat at 100): seen down from
+    # 120 s on, 75 s before the report timeout would tell; beats also cost bytes.
+    table = cluster([make_node("a").cpu(4000), make_node("b").cpu(4000)])
+    state = PerceivedState(table, lambda: FixedInterval(30.0), stale_after_s=95.0, heartbeat_s=5.0)
+    fleet = Fleet(table)
+    for k in range(61):
+        now = 5.0 * k
+        fleet.up[0] = now <= 100.0
+        state.tick(fleet, now)
+        up = state.observe(fleet, now + 2.5).up
+        assert up[1]
+        assert up[0] == (now + 2.5 <= 120.0), now
+    assert state.bytes > 0
+
+
 def test_disconnected_agents_buffer_and_deliver_on_reconnect() -> None:
     table = cluster([make_node("a").cpu(4000)])
     state = PerceivedState(table, lambda: FixedInterval(5.0), stale_after_s=20.0)
