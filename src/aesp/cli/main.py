@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from aesp.cli import agent, perception, serve, simulate, train
+from aesp.cli import agent, bench, perception, serve, simulate, train
 from aesp.cli.errors import run_guarded
 
 app = typer.Typer(
@@ -27,6 +27,7 @@ app.command("simulate")(simulate.simulate)
 app.command("serve")(serve.serve)
 app.command("agent")(agent.agent)
 app.add_typer(train.app, name="train", help="Train and evaluate the placement policy.")
+app.add_typer(bench.app, name="bench", help="Speed benchmarks (placement, service, extender).")
 app.add_typer(perception.app, name="perception", help="Perception experiments: reporting policies under faults.")
 
 try:  # Command groups that are optional at import time register themselves if present.

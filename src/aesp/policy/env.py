@@ -19,11 +19,15 @@ Spaces (``M = max_nodes``; real nodes first, padding after):
 Reward of a placement of task ``j`` on node ``n`` (see :func:`step_reward`)::
 
     r = w1 * U  -  w2 * min(JCT_j(n) / 3600 s, 10)  +  w3 * (usd_max - usd_j(n)) / usd_max
+        -  w4 * violated_j(n)
 
 ``U`` is the cluster's allocated share after the binding, averaged over the CPU and GPU columns
 that have capacity; ``JCT_j(n) = wait_j + transfer_j(n) + work_j / speed_j(n)`` is the task's
 expected completion time in seconds; ``usd_j(n)`` is its expected compute plus transfer charge
-(:meth:`FeatureBuilder.placement_usd`) and ``usd_max`` the dearest feasible node's.
+(:meth:`FeatureBuilder.placement_usd`) and ``usd_max`` the dearest feasible node's;
+``violated_j(n)`` is 1 when the task has a latency SLO and the RTT between its data origin and
+the node's site exceeds it (the simulator's SLA-violation rule, see
+:meth:`aesp.sim.recorder.Recorder.sla_violation_rate`), else 0 (see :func:`slo_violated`).
 
 Episodes are seeded slices: ``reset(seed=s)`` draws a workload seed from ``workload_seeds`` and
 ``slice_tasks`` consecutive arrivals from it (arrival gaps multiplied by ``arrival_scale``); the
@@ -58,21 +62,42 @@ MAX_JCT_TERM = 10.0
 
 @dataclass(frozen=True)
 class RewardWeights:
-    """``w1``, ``w2``, ``w3`` of the per-step reward (module docstring)."""
+    """``w1``, ``w2``, ``w3``, ``w4`` of the per-step reward (module docstring).
+
+    ``slo`` (``w4``) defaults to 1.0, set a priori (not tuned on evaluation seeds): a violation
+    costs as much as one hour of extra completion time or a full cluster's utilisation term,
+    i.e. the same order as the other terms' typical magnitudes.
+    """
 
     utilisation: float = 1.0
     completion: float = 1.0
     cost: float = 0.5
+    slo: float = 1.0
 
 
-def step_reward(w: RewardWeights, util: float, jct_s: float, usd: float, usd_max: float) -> float:
+def slo_violated(task: Task, table: NodeTable, node: int) -> bool:
+    """True when ``task`` has a latency SLO and RTT(data origin, node's site) exceeds it.
+
+    Mirrors the simulator: a task without a data origin has RTT 0 and never violates.
+    """
+    if task.latency_slo_ms is None or not task.data_origin:
+        return False
+    topo = table.topology
+    rtt_ms = float(topo.rtt_ms[topo.index(task.data_origin), int(table.site[node])])
+    return rtt_ms > task.latency_slo_ms
+
+
+def step_reward(w: RewardWeights, util: float, jct_s: float, usd: float, usd_max: float,
+                violated: bool = False) -> float:
     """The reward of one placement (formula in the module docstring).
 
-    Units: jct_s seconds; usd and usd_max US dollars.
+    Units: jct_s seconds; usd and usd_max US dollars; ``violated`` whether the placement breaks
+    the task's latency SLO (:func:`slo_violated`).
     """
     jct_term = min(jct_s / REF_JCT_S, MAX_JCT_TERM)
     saving = (usd_max - usd) / usd_max if usd_max > 0 else 0.0
-    return w.utilisation * util - w.completion * jct_term + w.cost * saving
+    return (w.utilisation * util - w.completion * jct_term + w.cost * saving
+            - w.slo * float(violated))
 
 
 @dataclass(frozen=True)
@@ -266,7 +291,9 @@ class SchedulingEnv(gym.Env[dict[str, np.ndarray], int]):  # type: ignore[type-a
         self.queue.push(self.now_s + transfer_s, EventKind.START, task.id)
         runtime_s = task.work / max(self.speed.speed(task, node), 1e-9)
         jct_s = (self.now_s - task.arrival_s) + transfer_s + runtime_s
-        return step_reward(self.config.weights, self.utilisation(), jct_s, float(usd[node]), usd_max)
+        violated = slo_violated(task, self.table, node)
+        return step_reward(self.config.weights, self.utilisation(), jct_s, float(usd[node]), usd_max,
+                           violated)
 
     def utilisation(self) -> float:
         """Allocated share of the cluster, mean over the CPU and GPU columns with capacity."""
@@ -303,4 +330,5 @@ def framework_action(env: SchedulingEnv, framework: Framework | None = None) -> 
     return int(cand[int(np.argmax(scores))])
 
 
-__all__ = ["EnvConfig", "RewardWeights", "SchedulingEnv", "framework_action", "step_reward"]
+__all__ = ["EnvConfig", "RewardWeights", "SchedulingEnv", "framework_action", "slo_violated",
+           "step_reward"]
