@@ -2,6 +2,50 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
 
 app = typer.Typer(no_args_is_help=True, help="Speed benchmarks.")
+
+SERVICE_GOAL = "1,000 agents reporting every 5 s held with p99 < 100 ms"
+EXTENDER_GOAL = "filter/prioritize p99 < 50 ms at 5,000 nodes"
+
+
+def _emit(result: dict[str, Any], json_file: Path | None) -> None:
+    text = json.dumps(result, indent=2)
+    typer.echo(text)
+    if json_file is not None:
+        json_file.write_text(text + "\n")
+
+
+@app.command("service")
+def service(
+    agents: Annotated[int, typer.Option(min=1, max=20_000, help="Simulated agents.")] = 1000,
+    duration: Annotated[float, typer.Option(min=1, max=3600, help="Seconds of load.")] = 30.0,
+    interval: Annotated[float, typer.Option(min=0.1, help="Seconds between an agent's reports.")] = 5.0,
+    json_file: Annotated[Path | None, typer.Option("--json", help="Also write the JSON here.")] = None,
+) -> None:
+    """Agent ingest: `aesp serve` on 127.0.0.1 driven by N agents from a separate process."""
+    from aesp.service.bench import service_bench
+
+    result = service_bench(agents, duration, interval)
+    result["goal"] = SERVICE_GOAL
+    _emit(result, json_file)
+
+
+@app.command("extender")
+def extender(
+    nodes: Annotated[int, typer.Option(min=1, max=100_000, help="Nodes in the NodeList.")] = 5000,
+    pods: Annotated[int, typer.Option(min=1, help="Distinct pods (calls per verb and mode).")] = 20,
+    repeats: Annotated[int, typer.Option(min=1, help="Times each pod is sent.")] = 1,
+    json_file: Annotated[Path | None, typer.Option("--json", help="Also write the JSON here.")] = None,
+) -> None:
+    """Extender filter/prioritize latency in-process (ASGI), both nodeCacheCapable modes."""
+    from aesp.service.bench import extender_bench
+
+    result = extender_bench(nodes, pods, repeats)
+    result["goal"] = EXTENDER_GOAL
+    _emit(result, json_file)

@@ -26,6 +26,7 @@ from aesp.experiments import (
     results_document,
     scenario_workload,
 )
+from aesp.experiments.runs import DEFAULT_REPORT_INTERVAL_S
 
 DEFAULT_SCHEDULERS = "kube-default,load-aware,best-fit"
 
@@ -88,6 +89,12 @@ def simulate(
     patience: Annotated[
         int, typer.Option(min=1, help="fill: consecutive failures that end the fill.")
     ] = 200,
+    oracle: Annotated[
+        bool, typer.Option(help="Decide on ground truth instead of what agents reported.")
+    ] = False,
+    report_interval: Annotated[
+        float, typer.Option(min=0.1, help="Agents' reporting interval (s) when not --oracle.")
+    ] = DEFAULT_REPORT_INTERVAL_S,
 ) -> None:
     """Run schedulers on the same workload and compare them."""
     from aesp.cli.errors import fail
@@ -106,12 +113,14 @@ def simulate(
         run_fill(workload, schedulers, patience, json_out)
         return
     console = Console(stderr=True)
+    perception = "oracle" if oracle else f"reported-{report_interval:g}s"
     if quiet:
-        results = compare(workload, schedulers)
+        results = compare(workload, schedulers, None, oracle, report_interval)
     else:
         with progress_bars(console) as factory:
-            results = compare(workload, schedulers, factory)
-    Console().print(results_table(workload.name, workload.seed, results))
+            results = compare(workload, schedulers, factory, oracle, report_interval)
+    Console().print(results_table(f"{workload.name}, {perception}", workload.seed, results))
     if json_out is not None:
-        json_out.write_text(json.dumps(results_document(workload, results), indent=2) + "\n")
+        doc = results_document(workload, results, perception)
+        json_out.write_text(json.dumps(doc, indent=2) + "\n")
         console.print(f"results written to {json_out}")

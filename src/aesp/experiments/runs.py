@@ -14,9 +14,13 @@ from aesp.experiments.schedulers import make_scheduler
 from aesp.sim.driver import SimConfig, Simulation, SpeedModel
 from aesp.sim.fill import FillConfig, FillResult, fill
 from aesp.sim.recorder import RunMetrics
+from aesp.sim.reported import ReportedState
 from aesp.sim.scenario import materialise
 from aesp.sim.speed import CapabilitySpeed
 from aesp.sim.traces import TraceError, read_openb_nodes, read_openb_pods, sniff
+
+DEFAULT_REPORT_INTERVAL_S = 30.0
+"""Agents' steady reporting interval in ``aesp simulate`` (the perception layer's steady state)."""
 
 ProgressFactory = Callable[[str], Callable[[int, int], None]]
 
@@ -79,8 +83,14 @@ def compare(
     workload: Workload,
     schedulers: Sequence[str] | Mapping[str, Scheduler],
     progress: ProgressFactory | None = None,
+    oracle: bool = False,
+    report_interval_s: float = DEFAULT_REPORT_INTERVAL_S,
 ) -> dict[str, RunMetrics]:
-    """Run each scheduler on the same workload (names are built with the workload's seed)."""
+    """Run each scheduler on the same workload (names are built with the workload's seed).
+
+    Schedulers decide on usage as node agents last reported it every ``report_interval_s``
+    (:class:`aesp.sim.reported.ReportedState`), or on ground truth with ``oracle``.
+    """
     built = (
         schedulers
         if isinstance(schedulers, Mapping)
@@ -94,17 +104,21 @@ def compare(
             scheduler,
             workload.sim,
             speed=workload.speed,
+            observer=None if oracle else ReportedState(workload.table, report_interval_s, workload.seed),
             progress=progress(name) if progress else None,
         )
         results[name] = sim.run()
     return results
 
 
-def results_document(workload: Workload, results: dict[str, RunMetrics]) -> dict[str, Any]:
-    """The ``--json`` document: ``{"scenario", "seed", "results": {SCHEDULER: {...}}}``."""
+def results_document(
+    workload: Workload, results: dict[str, RunMetrics], perception: str = "reported-30s"
+) -> dict[str, Any]:
+    """The ``--json`` document: ``{"scenario", "seed", "perception", "results": {SCHEDULER: ...}}``."""
     return {
         "scenario": workload.name,
         "seed": workload.seed,
+        "perception": perception,
         "results": {name: m.to_json() for name, m in results.items()},
     }
 

@@ -48,6 +48,7 @@ from aesp.service.state import ControlPlane
 MAX_EXTENDER_PRIORITY = 10
 """``extenderv1.MaxExtenderPriority``."""
 _POD_CACHE = 4096
+_NODE_VERSION_CACHE = 100_000
 
 
 def extender_priority(weighted: FloatArray, total_weight: float) -> IntArray:
@@ -186,6 +187,7 @@ class Extender:
         self.mapping = KubeMapping(settings.gpu_resource, settings.gpu_model_label)
         self.binder: Binder = binder or KubeBinder(settings.in_cluster, settings.kubeconfig)
         self._seen: dict[str, KubeNode] = {}
+        self._versions: dict[str, tuple[str, KubeNode]] = {}
         self._pods: OrderedDict[str, Request] = OrderedDict()
         self._on_verb = on_verb or (lambda verb, outcome: None)
 
@@ -204,6 +206,22 @@ class Extender:
             self._pods.popitem(last=False)
         return task
 
+    def _convert(self, name: str, obj: Mapping[str, Any]) -> KubeNode:
+        """``node_from_kube``, memoised by ``metadata.resourceVersion``: the API server changes
+        it on every write, so an unchanged version is an unchanged object (objects without one
+        are converted every time)."""
+        version = field(field(obj, "metadata"), "resourceVersion")
+        if version:
+            hit = self._versions.get(name)
+            if hit is not None and hit[0] == version:
+                return hit[1]
+        kn = node_from_kube(obj, self.mapping)
+        if version:
+            if len(self._versions) >= _NODE_VERSION_CACHE:
+                self._versions.clear()
+            self._versions[name] = (str(version), kn)
+        return kn
+
     def _resolve(self, args: ExtenderArgs) -> _Candidates:
         known = self.plane.registry.nodes()
         if args.nodes is None:
@@ -215,11 +233,12 @@ class Extender:
         for obj in args.nodes:
             name = name_of(obj)
             try:
-                kn = node_from_kube(obj, self.mapping)
+                kn = self._convert(name, obj)
             except KubeObjectError as exc:
                 out.failed[name or "?"] = str(exc)
                 continue
-            if self._seen.get(name) != kn or name not in known:
+            prev = self._seen.get(name)
+            if (prev is not kn and prev != kn) or name not in known:
                 fresh.append(kn)
                 self._seen[name] = kn
             out.names.append(name)

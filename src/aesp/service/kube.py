@@ -38,7 +38,7 @@ class KubeObjectError(ValueError):
 
 def field(obj: Any, name: str, default: Any = None) -> Any:
     """A struct field by case-insensitive name (Go's JSON decoding rule)."""
-    if not isinstance(obj, Mapping):
+    if type(obj) is not dict and not isinstance(obj, Mapping):  # dict first: the common case
         return default
     if name in obj:
         return obj[name]

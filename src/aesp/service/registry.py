@@ -77,6 +77,10 @@ class Registry:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
+        self._nodes: dict[str, RegisteredNode] | None = None
+        self._sites: dict[str, Site] | None = None
+        self.version = 0
+        """Incremented by every node or site write; the caches below are per version."""
 
     def close(self) -> None:
         self._db.close()
@@ -95,18 +99,26 @@ class Registry:
                     for r in nodes
                 ],
             )
+        self._nodes = self._sites = None
+        self.version += 1
 
     def nodes(self) -> dict[str, RegisteredNode]:
-        rows = self._db.execute("SELECT spec, ready, source, updated_s FROM nodes ORDER BY name")
-        out = {}
-        for spec, ready, source, updated in rows:
-            node = Node(**json.loads(spec))
-            out[node.name] = RegisteredNode(node, bool(ready), str(source), float(updated))
-        return out
+        """Registered nodes by name (sorted); decoded once per write, a fresh dict per call."""
+        if self._nodes is None:
+            rows = self._db.execute("SELECT spec, ready, source, updated_s FROM nodes ORDER BY name")
+            out = {}
+            for spec, ready, source, updated in rows:
+                node = Node(**json.loads(spec))
+                out[node.name] = RegisteredNode(node, bool(ready), str(source), float(updated))
+            self._nodes = out
+        return dict(self._nodes)
 
     def sites(self) -> dict[str, Site]:
-        rows = self._db.execute("SELECT spec FROM sites ORDER BY name").fetchall()
-        return {s.name: s for s in (Site(**json.loads(spec)) for (spec,) in rows)}
+        """Sites by name (sorted); decoded once per write, a fresh dict per call."""
+        if self._sites is None:
+            rows = self._db.execute("SELECT spec FROM sites ORDER BY name").fetchall()
+            self._sites = {s.name: s for s in (Site(**json.loads(spec)) for (spec,) in rows)}
+        return dict(self._sites)
 
     def add_bindings(
         self, bindings: Sequence[BindingRecord], decisions: Sequence[DecisionRecord]

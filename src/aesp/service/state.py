@@ -38,6 +38,7 @@ LatestMetrics = Mapping[str, tuple[float, MetricSample]]
 MetricsSource = Callable[[], LatestMetrics]
 STARTUP_WINDOW_S = 3600.0
 """How far back the latest-report cache is filled from the store at start."""
+_TABLE_CACHE = 8
 
 
 def site_from_settings(name: str, region: str = "", zone: str = "", **kw: str) -> Site:
@@ -78,6 +79,8 @@ class ControlPlane:
     registry: Registry = field(init=False)
     latest: dict[str, AgentReport] = field(init=False, default_factory=dict)
     _schedulers: dict[str, FrameworkScheduler] = field(init=False, default_factory=dict)
+    _tables: dict[tuple[int, tuple[str, ...]], NodeTable] = field(init=False, default_factory=dict)
+    """NodeTables by (registry version, node names): rebuilt only when nodes or sites change."""
 
     def __post_init__(self) -> None:
         self.store = MetricStore(self.settings.db_path)
@@ -153,7 +156,7 @@ class ControlPlane:
         """
         registered = self.registry.nodes()
         chosen = [registered[n] for n in (names if names is not None else registered)]
-        table = NodeTable.build([r.node for r in chosen], self.topology(r.node.site for r in chosen))
+        table = self.node_table(chosen)
         view = GlobalView(table, stale_after_s=self.settings.stale_after_s)
         latest = self.latest_metrics()
         for r in chosen:
@@ -169,6 +172,17 @@ class ControlPlane:
             [r.ready for r in chosen]
         )
         return replace(snap, up=up)
+
+    def node_table(self, chosen: Sequence[RegisteredNode]) -> NodeTable:
+        """The NodeTable of these registered nodes, cached until the registry changes."""
+        key = (self.registry.version, tuple(r.node.name for r in chosen))
+        table = self._tables.get(key)
+        if table is None:
+            table = NodeTable.build([r.node for r in chosen], self.topology(r.node.site for r in chosen))
+            if len(self._tables) >= _TABLE_CACHE:
+                self._tables.pop(next(iter(self._tables)))
+            self._tables[key] = table
+        return table
 
     def _allocation(self, table: NodeTable) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[type-arg]
         index = {n: i for i, n in enumerate(table.names)}

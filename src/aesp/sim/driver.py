@@ -119,6 +119,7 @@ class Simulation:
         self.by_id = {t.id: t for t in tasks}
         self.speed = speed or UnitSpeed()
         self.observer = observer or GroundTruth()
+        self._observer_sync = getattr(self.observer, "sync", None)
         self.progress = progress
         self.fleet = Fleet(table)
         self.queue = _PeekQueue()
@@ -149,6 +150,7 @@ class Simulation:
             if self._run_hook():
                 continue
             ev = self.queue.pop()
+            self._sync(ev.time_s)
             self.recorder.advance(ev.time_s, self.fleet.allocated_total)
             handlers[ev.kind](ev.time_s, ev.task_id)
         for task_id in self.pending:
@@ -156,6 +158,11 @@ class Simulation:
         self._report_progress(force=True)
         wall = time.perf_counter() - wall0
         return self.recorder.summary(self.table.topology, wall, self.queue.processed)
+
+    def _sync(self, now_s: float) -> None:
+        """Let an observer that models reports record them before the fleet changes."""
+        if self._observer_sync is not None:
+            self._observer_sync(self.fleet, now_s)
 
     def _next_hook(self) -> tuple[float, bool]:
         """Time of the next fault event or tick, and whether it is a fault event."""
@@ -174,6 +181,7 @@ class Simulation:
         time_s, is_fault = self._next_hook()
         if time_s > self.queue.peek_time():
             return False
+        self._sync(time_s)
         self.recorder.advance(time_s, self.fleet.allocated_total)
         if is_fault:
             self._next_fault += 1

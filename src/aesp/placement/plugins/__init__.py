@@ -3,6 +3,7 @@
 from aesp.placement.plugins import (
     capability,
     filters,
+    forecast,
     fragmentation,
     loadaware,
     network,
@@ -13,6 +14,7 @@ from aesp.placement.plugins import (
 __all__ = [
     "capability",
     "filters",
+    "forecast",
     "fragmentation",
     "loadaware",
     "network",
