@@ -15,6 +15,7 @@ def one_node() -> tuple[ReportedState, Fleet]:
     table = cluster([make_node("a").cpu(4000).mem(4096)])
     state = ReportedState(table, interval_s=30.0, seed=0)
     state.phase[:] = 10.0  # reports at 10, 40, 70, ...
+    state.reported_at[:] = -20.0  # and an idle one before the run
     return state, Fleet(table)
 
 
