@@ -49,3 +49,30 @@ def extender(
     result = extender_bench(nodes, pods, repeats)
     result["goal"] = EXTENDER_GOAL
     _emit(result, json_file)
+
+
+@app.command("placement")
+def placement(
+    nodes: Annotated[int, typer.Option(min=1, help="Nodes in the synthetic cluster.")] = 5000,
+    pods: Annotated[int, typer.Option(min=1, help="Pods to place.")] = 2000,
+    profiles: Annotated[str, typer.Option(help="Comma-separated profiles.")] = "kube-default,aesp",
+    seed: Annotated[int, typer.Option(help="Cluster and pod seed.")] = 0,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write results as JSON.")] = None,
+) -> None:
+    """Decision throughput (pods/s) and p99 decision latency, sequential against batch."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from aesp.experiments.bench import placement_bench
+
+    names = [p.strip() for p in profiles.split(",") if p.strip()]
+    doc = placement_bench(nodes, pods, names, seed)
+    table = Table(title=f"placement: {nodes:,} nodes, {pods:,} pods")
+    for col in ("profile", "pods/s", "p50 ms/call", "p99 ms/call", "placed", "calls"):
+        table.add_column(col, justify="right")
+    for name, r in doc["results"].items():
+        table.add_row(name, f"{r['pods_per_s']:,.0f}", f"{r['p50_decision_ms']:.2f}",
+                      f"{r['p99_decision_ms']:.2f}", f"{r['placed']:,}", f"{r['calls']:,}")
+    Console().print(table)
+    if json_out is not None:
+        json_out.write_text(json.dumps(doc, indent=2) + "\n")

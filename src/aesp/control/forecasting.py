@@ -3,6 +3,7 @@
 Runs a scenario with elastic GPU pools (``region-peaks`` by default) once per seed and arm, all
 arms on the same workload and the same elastic pool:
 
+- ``always-on``: the ``aesp`` profile with the elastic nodes up all the time (a reference).
 - ``reactive``: the ``aesp`` profile; elastic nodes boot only once tasks already wait.
 - ``predictive``: the ``aesp`` profile; elastic nodes also boot ahead of a forecast peak.
 - ``predictive+LoadForecast``: the ``aesp-forecast`` profile (``LoadForecast`` scoring) with
@@ -10,7 +11,7 @@ arms on the same workload and the same elastic pool:
 
 Usage::
 
-    python -m aesp.control.forecasting --seeds 1,2,3 --json out.json
+    python -m aesp.control.forecasting --seeds 1,2,3 [--provision-delay-s 900] [--json out.json]
 
 This lives in ``control/`` rather than ``experiments/`` because the layer contract makes
 ``control`` and ``experiments`` independent siblings (neither may import the other).
@@ -21,7 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -39,12 +40,14 @@ from aesp.sim.driver import SimConfig, Simulation
 from aesp.sim.scenario import materialise
 from aesp.sim.speed import CapabilitySpeed
 
-ARMS: dict[str, tuple[str, Mode]] = {
+ARMS: dict[str, tuple[str, Mode | None]] = {
+    "always-on": ("aesp", None),
     "reactive": ("aesp", "reactive"),
     "predictive": ("aesp", "predictive"),
     "predictive+LoadForecast": ("aesp-forecast", "predictive"),
 }
-"""Arm name -> (scheduler profile, controller mode)."""
+"""Arm name -> (scheduler profile, controller mode); ``None``: the elastic pool is never parked
+(the reference for cost and wait, paid for the whole run)."""
 
 
 @dataclass(frozen=True)
@@ -71,8 +74,9 @@ def run_arm(
     profile, mode = ARMS[arm]
     cfg = load_scenario(scenario)
     m = materialise(cfg, seed)
+    pool = elastic_nodes(m.table)
     controller = ProvisioningController(
-        m.table, elastic_nodes(m.table), mode, config or ProvisioningConfig()
+        m.table, pool if mode else pool[:0], mode or "reactive", config or ProvisioningConfig()
     )
     sim = Simulation(
         m.table,
@@ -83,7 +87,9 @@ def run_arm(
         ticker=controller,
     )
     metrics = sim.run()
-    controller.close(sim.recorder.last_t or 0.0)
+    end_s = sim.recorder.last_t or 0.0
+    controller.close(end_s)
+    node_hours = controller.node_hours if mode else len(pool) * end_s / 3600.0
     bound = ~np.isnan(sim.recorder.bind_s)
     arrival = np.array([t.arrival_s for t in m.tasks])
     gpu = np.array([t.request.gpu_count > 0 for t in m.tasks]) & bound
@@ -91,7 +97,7 @@ def run_arm(
     return ArmResult(
         arm, seed, metrics.mean_jct_s, metrics.mean_wait_s, metrics.p95_wait_s,
         float(gpu_wait.mean()) if gpu_wait.size else float("nan"),
-        controller.node_hours, controller.boots, controller.forecast_boots, metrics.unscheduled,
+        node_hours, controller.boots, controller.forecast_boots, metrics.unscheduled,
     )  # fmt: skip
 
 
@@ -137,9 +143,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seeds", default="1,2,3", help="comma-separated workload seeds")
     parser.add_argument("--scenario", default="region-peaks")
     parser.add_argument("--json", type=Path, default=None, help="write per-seed results here")
+    parser.add_argument(
+        "--provision-delay-s", type=float, default=None,
+        help="boot/migration delay (default 900); the forecast looks this plus 900 s ahead",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
-    results = compare_provisioning(seeds, args.scenario)
+    config = ProvisioningConfig()
+    if args.provision_delay_s is not None:
+        delay = float(args.provision_delay_s)
+        config = replace(config, provision_delay_s=delay, forecast_horizon_s=delay + 900.0)
+    results = compare_provisioning(seeds, args.scenario, config=config)
     print(markdown_table(results))
     if args.json is not None:
         args.json.write_text(json.dumps([asdict(r) for r in results], indent=2))

@@ -135,14 +135,16 @@ class ProvisioningController:
     boots: int = 0
     forecast_boots: int = 0
     forecast_skips: int = 0
+    events: list[tuple[float, str, int]] = field(default_factory=list)
+    """``(time_s, "boot" | "ready" | "park", node)`` in order."""
 
     def __post_init__(self) -> None:
         sites = self.table.topology.sites
         regions = [sites[int(s)].region for s in self.table.site]
         self.regions = tuple(dict.fromkeys(regions))
         self.region = np.array([self.regions.index(r) for r in regions], np.int64)
-        self.site_region = {s.name: self.regions.index(s.region) for s in sites if s.region in
-                            self.regions}  # fmt: skip
+        index = {r: i for i, r in enumerate(self.regions)}
+        self.site_region = {s.name: index[s.region] for s in sites if s.region in index}
         self.is_elastic = np.zeros(len(self.table), np.bool_)
         self.is_elastic[self.elastic] = True
         self.state = np.full(len(self.table), NodeState.ACTIVE, np.int64)
@@ -184,6 +186,7 @@ class ProvisioningController:
         done = (self.state == NodeState.BOOTING) & (self.ready_s <= now_s)
         self.state[done] = NodeState.ACTIVE
         fleet.up[done] = True
+        self.events += [(now_s, "ready", int(n)) for n in np.flatnonzero(done)]
         self.idle_since_s[done] = now_s
         return bool(done.any())
 
@@ -243,7 +246,10 @@ class ProvisioningController:
         try:
             peak = float(
                 forecast_peak(
-                    history, int(self.config.tick_s), horizon, self.config.model,
+                    history,
+                    int(self.config.tick_s),
+                    horizon,
+                    self.config.model,
                     trend_window=self.config.trend_window_steps,
                 )[0]
             )
@@ -271,6 +277,7 @@ class ProvisioningController:
         self.state[parked] = NodeState.BOOTING
         self.ready_s[parked] = now_s + self.config.provision_delay_s
         self.boots += len(parked)
+        self.events += [(now_s, "boot", int(n)) for n in parked]
         return len(parked)
 
     def _park_idle(self, fleet: Fleet, region: int, count: int, now_s: float) -> None:
@@ -284,6 +291,7 @@ class ProvisioningController:
         chosen = np.flatnonzero(idle)[:count]
         self.state[chosen] = NodeState.PARKED
         fleet.up[chosen] = False
+        self.events += [(now_s, "park", int(n)) for n in chosen]
 
     def close(self, end_s: float) -> None:
         """Pay for the nodes still up until ``end_s`` (ticks stop once nothing is pending)."""

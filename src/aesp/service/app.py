@@ -20,7 +20,7 @@ from typing import Any
 
 from fastapi import APIRouter, FastAPI, HTTPException, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -331,18 +331,20 @@ def _extender_routes(settings: ServiceSettings, metrics: Metrics) -> APIRouter:
         e: ext.Extender = request.app.state.extender
         return e
 
-    @router.post("/filter")
-    async def filter_verb(request: Request) -> dict[str, Any]:
+    # filter and prioritize answer with JSONResponse: their results are plain JSON already, and
+    # FastAPI's generic encoding of a returned dict costs ~100 ms for a 5,000-node NodeList
+    @router.post("/filter", response_model=dict[str, Any])
+    async def filter_verb(request: Request) -> Response:
         """``ExtenderArgs`` -> ``ExtenderFilterResult``."""
         with metrics.latency.labels("filter").time():
-            return extender(request).filter(await payload(request))
+            return JSONResponse(extender(request).filter(await payload(request)))
 
-    @router.post("/prioritize")
-    async def prioritize_verb(request: Request) -> list[dict[str, Any]]:
+    @router.post("/prioritize", response_model=list[dict[str, Any]])
+    async def prioritize_verb(request: Request) -> Response:
         """``ExtenderArgs`` -> ``HostPriorityList`` (scores 0-10)."""
         with metrics.latency.labels("prioritize").time():
             try:
-                return extender(request).prioritize(await payload(request))
+                return JSONResponse(extender(request).prioritize(await payload(request)))
             except (ext.ExtenderRequestError, ValueError) as exc:
                 metrics.verbs.labels("prioritize", "error").inc()
                 raise _error(400, str(exc)) from None

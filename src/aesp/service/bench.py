@@ -2,7 +2,7 @@
 
 ``service_bench``: starts ``aesp serve`` (uvicorn, one process) on 127.0.0.1 with a temporary
 config and SQLite file, and drives ``agents`` simulated agents from a *separate* process (this
-module's ``loadgen`` entry point: one asyncio loop, one httpx connection pool). Each agent posts
+module's ``loadgen`` entry point: one asyncio loop, one keep-alive connection per agent). Each agent posts
 one report (all twelve metrics) every ``interval_s`` seconds, the agents' phases staggered evenly
 over the interval, for ``duration_s`` seconds. Latency is measured by the client, from just before
 the request is sent to the parsed response. Everything stops by itself: the load generator after
@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import gc
 import json
 import os
 import random
@@ -118,51 +120,109 @@ def _report_body(i: int, seq: int, rng: random.Random) -> bytes:
     return json.dumps({"schema_version": 1, "reports": [report]}, separators=(",", ":")).encode()
 
 
+class _Conn:
+    """One agent's keep-alive HTTP/1.1 connection (asyncio streams: httpx's connection pool
+    scales quadratically with waiting requests and became the bottleneck at 1,000 agents)."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+        self.reconnects = 0
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            with contextlib.suppress(OSError):
+                await self.writer.wait_closed()
+        self.reader = self.writer = None
+
+    async def _exchange(self, request: bytes) -> tuple[int, bytes]:
+        if self.reader is None or self.writer is None or self.reader.at_eof():
+            await self.close()
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+            self.reconnects += 1
+        self.writer.write(request)
+        await self.writer.drain()
+        status_line = await self.reader.readline()
+        if not status_line:
+            raise ConnectionResetError("connection closed before a response")
+        status = int(status_line.split(b" ", 2)[1])
+        length, close = 0, False
+        while (line := await self.reader.readline()) not in (b"\r\n", b""):
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value.strip())
+            elif name.strip().lower() == b"connection" and value.strip().lower() == b"close":
+                close = True
+        body = await self.reader.readexactly(length)
+        if close:
+            await self.close()
+        return status, body
+
+    async def post(self, path: str, headers: str, body: bytes, timeout_s: float) -> tuple[int, bytes]:
+        """POST once; a keep-alive connection the server closed meanwhile is reopened and the
+        (idempotent) request sent again, as an HTTP client library would."""
+        request = (f"POST {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n{headers}"
+                   f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+        for attempt in (0, 1):
+            try:
+                return await asyncio.wait_for(self._exchange(request), timeout_s)
+            except (ConnectionError, asyncio.IncompleteReadError) as exc:
+                await self.close()
+                if attempt:
+                    raise ConnectionError(str(exc)) from exc
+            except BaseException:
+                await self.close()
+                raise
+        raise AssertionError("unreachable")
+
+
 async def _drive(
-    url: str, agents: int, duration_s: float, interval_s: float, timeout_s: float,
-    max_connections: int,
+    host: str, port: int, agents: int, duration_s: float, interval_s: float, timeout_s: float,
 ) -> dict[str, Any]:
     latencies: list[float] = []
     lags: list[float] = []
     accepted = errors = 0
     error_kinds: dict[str, int] = {}
-    limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
-    async with httpx.AsyncClient(base_url=url, timeout=timeout_s, limits=limits) as client:
-        t0 = time.monotonic() + 0.5
+    conns = [_Conn(host, port) for _ in range(agents)]
+    t0 = time.monotonic() + 0.5
 
-        async def agent(i: int) -> None:
-            nonlocal accepted, errors
-            rng = random.Random(i)
-            headers = {"Authorization": f"Bearer {agent_token(i)}",
-                       "Content-Type": "application/json"}
-            seq, due = 0, t0 + interval_s * i / agents
-            while due < t0 + duration_s:
-                await asyncio.sleep(max(0.0, due - time.monotonic()))
-                body = _report_body(i, seq, rng)
-                start = time.monotonic()
-                lags.append(start - due)
-                try:
-                    resp = await client.post("/v1/reports", content=body, headers=headers)
-                    done = time.monotonic()
-                    if resp.status_code == 200 and resp.json().get("accepted") == 1:
-                        accepted += 1
-                        latencies.append(done - start)
-                    else:
-                        errors += 1
-                        kind = f"HTTP {resp.status_code}"
-                        error_kinds[kind] = error_kinds.get(kind, 0) + 1
-                except httpx.HTTPError as exc:
-                    errors += 1
-                    kind = type(exc).__name__
-                    error_kinds[kind] = error_kinds.get(kind, 0) + 1
-                seq += 1
-                due += interval_s
+    def fail(kind: str) -> None:
+        nonlocal errors
+        errors += 1
+        error_kinds[kind] = error_kinds.get(kind, 0) + 1
 
-        await asyncio.gather(*(agent(i) for i in range(agents)))
+    async def agent(i: int) -> None:
+        nonlocal accepted
+        rng = random.Random(i)
+        headers = f"Authorization: Bearer {agent_token(i)}\r\nContent-Type: application/json\r\n"
+        seq, due = 0, t0 + interval_s * i / agents
+        while due < t0 + duration_s:
+            await asyncio.sleep(max(0.0, due - time.monotonic()))
+            body = _report_body(i, seq, rng)
+            start = time.monotonic()
+            lags.append(start - due)
+            try:
+                status, answer = await conns[i].post("/v1/reports", headers, body, timeout_s)
+                done = time.monotonic()
+                if status == 200 and json.loads(answer).get("accepted") == 1:
+                    accepted += 1
+                    latencies.append(done - start)
+                else:
+                    fail(f"HTTP {status}")
+            except (OSError, asyncio.TimeoutError, ValueError) as exc:
+                fail(type(exc).__name__)
+            seq += 1
+            due += interval_s
+        await conns[i].close()
+
+    await asyncio.gather(*(agent(i) for i in range(agents)))
     lag50, lag99 = percentiles_ms(lags)
     p50, p99 = percentiles_ms(latencies)
     return {"accepted": accepted, "errors": errors, "error_kinds": error_kinds,
-            "p50_ms": p50, "p99_ms": p99, "send_lag_p50_ms": lag50, "send_lag_p99_ms": lag99}
+            "p50_ms": p50, "p99_ms": p99, "send_lag_p50_ms": lag50, "send_lag_p99_ms": lag99,
+            "connections_opened": sum(c.reconnects for c in conns)}
 
 
 def _loadgen_main(argv: Sequence[str]) -> None:
@@ -172,17 +232,16 @@ def _loadgen_main(argv: Sequence[str]) -> None:
     p.add_argument("--duration", type=float, required=True)
     p.add_argument("--interval", type=float, default=5.0)
     p.add_argument("--timeout", type=float, default=5.0)
-    p.add_argument("--max-connections", type=int, default=100)
     a = p.parse_args(argv)
     if not a.url.startswith("http://127.0.0.1:"):
         raise SystemExit("the load generator only targets http://127.0.0.1")
-    out = asyncio.run(_drive(a.url, a.agents, a.duration, a.interval, a.timeout, a.max_connections))
+    port = int(a.url.rsplit(":", 1)[1].strip("/"))
+    out = asyncio.run(_drive("127.0.0.1", port, a.agents, a.duration, a.interval, a.timeout))
     print(json.dumps(out))
 
 
 def service_bench(
     agents: int, duration_s: float, interval_s: float = 5.0, timeout_s: float = 5.0,
-    max_connections: int = 100,
 ) -> dict[str, Any]:
     """Run the ingest benchmark (see module doc) and return its JSON-able result."""
     if agents < 1 or duration_s <= 0:
@@ -198,7 +257,7 @@ def service_bench(
             cmd = [sys.executable, "-m", "aesp.service.bench", "loadgen",
                    "--url", f"http://127.0.0.1:{port}", "--agents", str(agents),
                    "--duration", str(duration_s), "--interval", str(interval_s),
-                   "--timeout", str(timeout_s), "--max-connections", str(max_connections)]
+                   "--timeout", str(timeout_s)]
             gen = subprocess.run(cmd, capture_output=True, text=True, check=False,
                                  timeout=duration_s + 4 * timeout_s + 60)
             if gen.returncode != 0:
@@ -216,6 +275,7 @@ def service_bench(
         "interval_s": interval_s, "offered_per_s": round(agents / interval_s, 1),
         "stored": stored, "error_kinds": client["error_kinds"],
         "send_lag_p50_ms": client["send_lag_p50_ms"], "send_lag_p99_ms": client["send_lag_p99_ms"],
+        "connections_opened": client["connections_opened"],
         "cpus": os.cpu_count(),
     }
 
@@ -318,11 +378,10 @@ async def _time_verbs(
     return out
 
 
-async def _extender_async(nodes: int, pods: int, repeats: int, db: str) -> dict[str, Any]:
+async def _extender_async(nodes: int, pods: int, repeats: int, tmp: str) -> dict[str, Any]:
     from aesp.service.app import create_app
     from aesp.service.settings import ServiceSettings
 
-    app = create_app(ServiceSettings(db_path=db))
     items = kube_node_list(nodes)
     names = [n["metadata"]["name"] for n in items]
     pod_list = kube_pods(pods)
@@ -331,18 +390,22 @@ async def _extender_async(nodes: int, pods: int, repeats: int, db: str) -> dict[
                        separators=(",", ":")).encode() for p in pod_list]
     cached = [json.dumps({"Pod": p, "Nodes": None, "NodeNames": names},
                          separators=(",", ":")).encode() for p in pod_list]
-    async with app.router.lifespan_context(app):
-        # the first full call registers the nodes (as kube-scheduler's first calls would)
-        warm = time.perf_counter()
-        await _time_verbs(app, full[:1], ["filter"], prefix, 1)
-        first_ms = (time.perf_counter() - warm) * 1e3
-        await _time_verbs(app, full[:1] + cached[:1], ["filter", "prioritize"], prefix, 1)
-        results = {
-            "nodeCacheCapable=false": await _time_verbs(app, full, ["filter", "prioritize"],
-                                                        prefix, repeats),
-            "nodeCacheCapable=true": await _time_verbs(app, cached, ["filter", "prioritize"],
-                                                       prefix, repeats),
-        }
+    results: dict[str, dict[str, dict[str, float]]] = {}
+    first_ms = 0.0
+    for mode, bodies in (("nodeCacheCapable=false", full), ("nodeCacheCapable=true", cached)):
+        # a fresh service per mode; its first full call registers the nodes (as kube-scheduler's
+        # first calls, or agents registering, would) and is timed separately
+        app = create_app(ServiceSettings(db_path=f"{tmp}/{mode}.db"))
+        async with app.router.lifespan_context(app):
+            warm = time.perf_counter()
+            await _time_verbs(app, full[:1], ["filter"], prefix, 1)
+            first_ms = (time.perf_counter() - warm) * 1e3
+            await _time_verbs(app, bodies[:1], ["filter", "prioritize"], prefix, 1)
+            gc.collect()
+            results[mode] = await _time_verbs(app, bodies, ["filter", "prioritize"], prefix,
+                                              repeats)
+        del app
+        gc.collect()
     return {"first_call_ms": round(first_ms, 1), "results": results,
             "request_bytes": {"full": len(full[0]), "names": len(cached[0])}}
 
@@ -353,7 +416,7 @@ def extender_bench(nodes: int, pods: int = 20, repeats: int = 1) -> dict[str, An
     if nodes < 1 or pods < 1 or repeats < 1:
         raise ValueError("nodes, pods and repeats must be >= 1")
     with tempfile.TemporaryDirectory(prefix="aesp-bench-") as tmp:
-        out = asyncio.run(_extender_async(nodes, pods, repeats, str(Path(tmp) / "cp.db")))
+        out = asyncio.run(_extender_async(nodes, pods, repeats, tmp))
     by_mode = out["results"]
     return {
         "nodes": nodes, "calls": pods * repeats,

@@ -40,6 +40,7 @@ class CycleState:
     """Node index -> id of the task the node is held for (see ``reservation``)."""
 
     def __post_init__(self) -> None:
+        self._free = self.snapshot.capacity - self.snapshot.allocated
         self.allocated = self.snapshot.allocated.copy()
         self.gpu_free_milli = self.snapshot.gpu_free_milli.copy()
         self.assumed = np.zeros_like(self.allocated)
@@ -50,7 +51,8 @@ class CycleState:
 
     @property
     def free(self) -> FloatArray:
-        return self.snapshot.capacity - self.allocated
+        """``(N, R)`` capacity minus allocation, kept up to date by :meth:`assume`."""
+        return self._free
 
     def __len__(self) -> int:
         return len(self.snapshot)
@@ -67,6 +69,7 @@ class CycleState:
         gpus = pick_gpus(self.gpu_free_milli[node], task.request)
         vec = task.request.vector()
         self.allocated[node] += vec
+        self._free[node] -= vec
         self.assumed[node] += vec
         for g in gpus:
             self.gpu_free_milli[node, g] -= task.request.gpu_milli

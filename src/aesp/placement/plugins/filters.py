@@ -6,7 +6,17 @@ from typing import ClassVar
 
 import numpy as np
 
-from aesp.core import ARCHES, ClusterSnapshot, Code, Status, Task, gpu_fit, resource_fit
+from aesp.core import (
+    ARCHES,
+    ClusterSnapshot,
+    Code,
+    NodeTable,
+    Request,
+    Status,
+    Task,
+    gpu_fit,
+    resource_fit,
+)
 from aesp.core.resources import CPU, MEM, BoolArray
 from aesp.placement.framework.interfaces import CycleState
 from aesp.placement.framework.registry import register
@@ -34,15 +44,24 @@ class NodeResourcesFit:
     def filter(self, state: CycleState, task: Task) -> BoolArray:
         return resource_fit(state.free, state.gpu_free_milli, task.request)
 
+    def __init__(self) -> None:
+        self._table: NodeTable | None = None
+        self._fits_empty: dict[Request, bool] = {}
+        """Per request shape, whether some empty node holds it (capacities never change)."""
+
     def prefilter(self, snapshot: ClusterSnapshot, task: Task) -> Status:
         table, req = snapshot.table, task.request
-        empty_gpus = np.where(table.gpu_present, 1000.0, 0.0)
-        fits = (
-            (table.capacity[:, CPU] >= req.cpu_milli)
-            & (table.capacity[:, MEM] >= req.mem_mib)
-            & gpu_fit(empty_gpus, req)
-        )
-        if fits.any():
+        if self._table is not table:
+            self._table, self._fits_empty = table, {}
+        if req not in self._fits_empty:
+            empty_gpus = np.where(table.gpu_present, 1000.0, 0.0)
+            fits = (
+                (table.capacity[:, CPU] >= req.cpu_milli)
+                & (table.capacity[:, MEM] >= req.mem_mib)
+                & gpu_fit(empty_gpus, req)
+            )
+            self._fits_empty[req] = bool(fits.any())
+        if self._fits_empty[req]:
             return Status(Code.SUCCESS)
         return Status(Code.UNRESOLVABLE, ("larger than any node",), self.NAME)
 

@@ -81,7 +81,9 @@ def forecast_peak(
         values: ``(S, T)`` -> ``(S,)``.
     """
     if forecaster is None and model == TREND:
-        return np.asarray(trend_forecast(values, horizon_steps, window=trend_window).max(axis=1), np.float64)
+        return np.asarray(
+            trend_forecast(values, horizon_steps, window=trend_window).max(axis=1), np.float64
+        )
     panel = Panel(
         series_ids=tuple(f"s{i}" for i in range(len(values))),
         values=values,
@@ -147,7 +149,9 @@ def cpu_fractions(snapshot: ClusterSnapshot, region: IntArray) -> FloatArray:
     return np.concatenate([node, reg])
 
 
-def forecast_score(node_peak: FloatArray, region_peak: FloatArray, region_weight: float) -> FloatArray:
+def forecast_score(
+    node_peak: FloatArray, region_peak: FloatArray, region_weight: float
+) -> FloatArray:
     """``100 * (1 - ((1 - w) * clip(node_peak) + w * clip(region_peak)))``.
 
     Shapes: node_peak, region_peak ``(K,)`` -> ``(K,)``.

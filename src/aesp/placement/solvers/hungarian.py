@@ -4,9 +4,11 @@ Formulation (one scheduling cycle):
 
 1. Take up to ``max_batch`` pending tasks in queue order; the rest WAIT for the next cycle.
    Tasks failing a prefilter are UNRESOLVABLE; tasks that fit nowhere are UNSCHEDULABLE.
-2. Each round, for every remaining task run the profile's filters on the current working state
-   and score its feasible nodes with the same weighted plugins the sequential solver uses; keep
-   the ``top_k`` best (pruning keeps the matrix small on large clusters).
+2. Each round, for every remaining task run the profile's filters on the current working state,
+   sample feasible nodes as kube-scheduler does (``percentageOfNodesToScore``, from a rotating
+   start index), score them with the same weighted plugins the sequential solver uses, and keep
+   the ``top_k`` best (sampling and pruning keep the work and the matrix small on large
+   clusters).
 3. Slot expansion: candidate node ``j`` becomes ``s_j`` columns, ``s_j`` = the number of
    tasks that list it, capped by ``max_slots_per_node`` and by how many copies of the *largest*
    of those requests its free resources hold (CPU and memory by the largest request, GPUs by
@@ -30,12 +32,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from aesp.core import Binding, Code, Decision, Status, Task, resource_fit
+from aesp.core import Binding, Code, Decision, Request, Status, Task, resource_fit
 from aesp.core.resources import FloatArray, IntArray
 from aesp.placement.framework.interfaces import MAX_NODE_SCORE, CycleState
 from aesp.placement.framework.reservation import Reservations, ReservationSettings
 from aesp.placement.framework.runtime import Framework
-from aesp.placement.solvers.sequential import could_fit_somewhere, queue_order
+from aesp.placement.solvers.sequential import SequentialSolver, could_fit_somewhere, queue_order
 
 BIG = 1e12
 
@@ -72,22 +74,45 @@ class _Row:
     scores: FloatArray
 
 
-def guaranteed_slots(free: FloatArray, gpu_free: FloatArray, tasks: Sequence[Task]) -> int:
-    """How many of ``tasks``, whichever they are, one node's free resources surely hold.
+def guaranteed_slots_all(
+    free: FloatArray,
+    gpu_free: FloatArray,
+    listed: IntArray,
+    owner: IntArray,
+    requests: Sequence[Request],
+) -> tuple[IntArray, IntArray]:
+    """How many of the tasks listing each node, whichever they are, its free resources surely hold.
 
-    CPU and memory: copies of the largest request. GPUs: units of the largest per-GPU share,
-    counted per GPU, divided by the largest GPU count. Shapes: free ``(R,)``, gpu_free ``(G,)``.
+    CPU and memory: copies of the largest listed request. GPUs: units of the largest listed
+    per-GPU share, counted per GPU, divided by the largest listed GPU count. ``listed[i]`` is a
+    candidate node of task ``owner[i]``. Returns the distinct listed nodes and their slot counts:
+    at most the number of tasks listing the node, at least one.
+
+    Shapes: free ``(N, R)``, gpu_free ``(N, G)``, listed and owner ``(L,)``.
     """
-    largest = np.max([t.request.vector()[:2] for t in tasks], axis=0)
-    room = np.floor_divide(free[:2], largest, out=np.full(2, np.inf), where=largest > 0)
-    slots = float(room.min())
-    gpu_tasks = [t.request for t in tasks if t.request.gpu_count]
-    if gpu_tasks:
-        share = max(r.gpu_milli for r in gpu_tasks)
-        count = max(r.gpu_count for r in gpu_tasks)
-        units = float(np.floor(gpu_free / share + 1e-9).sum())
-        slots = min(slots, units // count)
-    return int(min(slots, 1e6))
+    cpu = np.array([r.cpu_milli for r in requests])[owner]
+    mem = np.array([r.mem_mib for r in requests])[owner]
+    share = np.array([r.gpu_milli for r in requests], np.float64)[owner]
+    count = np.array([r.gpu_count for r in requests])[owner]
+    nodes, inverse, listers = np.unique(listed, return_inverse=True, return_counts=True)
+    m = len(nodes)
+    max_cpu, max_mem, max_share, max_count = np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m)
+    np.maximum.at(max_cpu, inverse, cpu)
+    np.maximum.at(max_mem, inverse, mem)
+    np.maximum.at(max_share, inverse, share)
+    np.maximum.at(max_count, inverse, count)
+    f = free[nodes]
+    room = np.full(m, np.inf)
+    for dim, need in ((0, max_cpu), (1, max_mem)):
+        room = np.minimum(
+            room, np.floor_divide(f[:, dim], need, out=np.full(m, np.inf), where=need > 0)
+        )
+    gpu = max_count > 0
+    if gpu.any():
+        units = np.floor(gpu_free[nodes[gpu]] / max_share[gpu, None] + 1e-9).sum(axis=1)
+        room[gpu] = np.minimum(room[gpu], units // max_count[gpu])
+    slots = np.minimum(listers, np.maximum(1, np.minimum(room, 1e6))).astype(np.int64)
+    return nodes.astype(np.int64), slots
 
 
 class HungarianSolver:
@@ -96,6 +121,8 @@ class HungarianSolver:
     def __init__(self, framework: Framework, settings: HungarianSettings | None = None) -> None:
         self.framework = framework
         self.settings = settings or HungarianSettings(**framework.profile.solver_args)
+        self.sampler = SequentialSolver(framework)
+        """Supplies kube's rotating ``percentageOfNodesToScore`` sampling of feasible nodes."""
         self.base_bonus = MAX_NODE_SCORE * float(framework.weights.sum()) + 1.0
         held = framework.profile.reservation
         self.reservations = Reservations(framework, ReservationSettings(**held)) if held else None  # type: ignore[arg-type]
@@ -151,7 +178,7 @@ class HungarianSolver:
         rows = []
         for task in tasks:
             mask, culprit = self.framework.feasible(state, task)
-            nodes = np.flatnonzero(mask)
+            nodes = self.sampler.candidates(mask)
             if not nodes.size:
                 statuses[task.id] = Status(Code.UNSCHEDULABLE, ("no feasible node",), culprit)
                 continue
@@ -169,18 +196,16 @@ class HungarianSolver:
         return self.base_bonus * (1 + task.priority) + cfg.max_age_bonus * age
 
     def _slots(self, state: CycleState, rows: list[_Row]) -> tuple[IntArray, IntArray]:
-        """Columns as (node, slot index) pairs, with optimistic slot counts per node."""
-        listed: dict[int, list[Task]] = {}
-        for row in rows:
-            for j in row.nodes:
-                listed.setdefault(int(j), []).append(row.task)
-        nodes, slots = [], []
-        for j, tasks in listed.items():
-            room = guaranteed_slots(state.free[j], state.gpu_free_milli[j], tasks)
-            n = min(len(tasks), self.settings.max_slots_per_node, max(1, room))
-            nodes += [j] * n
-            slots += list(range(n))
-        return np.array(nodes, np.int64), np.array(slots, np.int64)
+        """Columns as (node, slot index) pairs; see :func:`guaranteed_slots_all`."""
+        listed = np.concatenate([row.nodes for row in rows])
+        owner = np.repeat(np.arange(len(rows)), [len(row.nodes) for row in rows])
+        reqs = [row.task.request for row in rows]
+        nodes, counts = guaranteed_slots_all(state.free, state.gpu_free_milli, listed, owner, reqs)
+        counts = np.minimum(counts, self.settings.max_slots_per_node)
+        col_node = np.repeat(nodes, counts)
+        starts = np.cumsum(counts) - counts
+        col_slot = np.arange(len(col_node)) - np.repeat(starts, counts)
+        return col_node.astype(np.int64), col_slot.astype(np.int64)
 
     def _round(self, state: CycleState, rows: list[_Row], bindings: list[Binding]) -> set[int]:
         """Solve one assignment problem and apply what still fits; returns placed task ids."""
