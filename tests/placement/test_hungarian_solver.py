@@ -314,3 +314,42 @@ def test_never_over_commits(
     check_safe(table, snap, tasks, d)
     waiting = [t for t in tasks if d.statuses.get(t.id) and d.statuses[t.id].code == Code.WAIT]
     assert len(waiting) == max(0, len(tasks) - max_batch)
+
+
+# --- optimum against brute force -----------------------------------------------------------------
+
+
+def brute_force(scores: dict[str, float], n_tasks: int, n_nodes: int) -> tuple[int, float]:
+    """Best (tasks placed, total score) over every assignment of tasks to distinct nodes."""
+    from itertools import permutations
+
+    best = (0, 0.0)
+    slots = list(range(n_nodes)) + [-1] * n_tasks  # -1: left pending
+    for perm in set(permutations(slots, n_tasks)):
+        used = [j for j in perm if j >= 0]
+        if len(used) != len(set(used)):
+            continue
+        value = sum(scores.get(f"{i}:n{j}", 0.0) for i, j in enumerate(perm) if j >= 0)
+        best = max(best, (len(used), value))
+    return best
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    n_tasks=st.integers(1, 4),
+    n_nodes=st.integers(1, 3),
+    values=st.lists(st.integers(0, 100), min_size=12, max_size=12),
+)
+def test_hungarian_matches_brute_force_on_small_cases(
+    tmp_path: Path, n_tasks: int, n_nodes: int, values: list[int]
+) -> None:
+    # Each node holds exactly one task (3000m of 4000m), so an assignment is a matching; the
+    # solver must place as many tasks as possible and, among those, reach the best total score.
+    scores = {f"{i}:n{j}": float(values[i * 3 + j]) for i in range(n_tasks) for j in range(n_nodes)}
+    table = cluster([make_node(f"n{j}").cpu(4000) for j in range(n_nodes)])
+    tasks = [make_task(i).cpu(3000).arrival(0).build() for i in range(n_tasks)]
+    scheduler = build_scheduler(str(write_profile(tmp_path, "hungarian", scores)))
+    decision = scheduler.decide(snapshot(table), tasks)
+    got = (len(decision.bindings), sum(scores[f"{b.task_id}:n{b.node}"] for b in decision.bindings))
+    assert got[0] == brute_force(scores, n_tasks, n_nodes)[0]
+    assert got[1] == pytest.approx(brute_force(scores, n_tasks, n_nodes)[1])
