@@ -49,6 +49,7 @@ from aesp.service.state import ControlPlane, MetricsSource, site_from_settings
 from aesp.service.views import node_views, site_views
 
 STATIC = resources.files("aesp.service") / "static"
+_MALFORMED = (ValueError, TypeError, AttributeError, KeyError)
 _STATIC_TYPES = {"index.html": "text/html; charset=utf-8", "dashboard.js": "text/javascript"}
 
 
@@ -333,19 +334,29 @@ def _extender_routes(settings: ServiceSettings, metrics: Metrics) -> APIRouter:
 
     # filter and prioritize answer with JSONResponse: their results are plain JSON already, and
     # FastAPI's generic encoding of a returned dict costs ~100 ms for a 5,000-node NodeList
+    # filter and prioritize answer with JSONResponse: their results are plain JSON already, and
+    # FastAPI's generic encoding of a returned dict costs ~100 ms for a 5,000-node NodeList.
+    # _MALFORMED: a payload of the wrong shape (a list where a struct belongs, ...) is the
+    # caller's error (found by tests/service/test_fuzz.py), answered as such, never a 500.
     @router.post("/filter", response_model=dict[str, Any])
     async def filter_verb(request: Request) -> Response:
         """``ExtenderArgs`` -> ``ExtenderFilterResult``."""
         with metrics.latency.labels("filter").time():
-            return JSONResponse(extender(request).filter(await payload(request)))
+            args = await payload(request)
+            try:
+                return JSONResponse(extender(request).filter(args))
+            except _MALFORMED as exc:
+                metrics.verbs.labels("filter", "error").inc()
+                return JSONResponse(ext.filter_result(error=f"malformed ExtenderArgs: {exc}"))
 
     @router.post("/prioritize", response_model=list[dict[str, Any]])
     async def prioritize_verb(request: Request) -> Response:
         """``ExtenderArgs`` -> ``HostPriorityList`` (scores 0-10)."""
         with metrics.latency.labels("prioritize").time():
+            args = await payload(request)
             try:
-                return JSONResponse(extender(request).prioritize(await payload(request)))
-            except (ext.ExtenderRequestError, ValueError) as exc:
+                return JSONResponse(extender(request).prioritize(args))
+            except _MALFORMED as exc:
                 metrics.verbs.labels("prioritize", "error").inc()
                 raise _error(400, str(exc)) from None
 
@@ -362,6 +373,11 @@ def _extender_routes(settings: ServiceSettings, metrics: Metrics) -> APIRouter:
     @router.post("/preempt")
     async def preempt_verb(request: Request) -> dict[str, Any]:
         """``ExtenderPreemptionArgs`` -> ``ExtenderPreemptionResult``."""
-        return extender(request).preempt(await payload(request))
+        args = await payload(request)
+        try:
+            return extender(request).preempt(args)
+        except _MALFORMED as exc:
+            metrics.verbs.labels("preempt", "error").inc()
+            raise _error(400, f"malformed ExtenderPreemptionArgs: {exc}") from None
 
     return router

@@ -41,6 +41,8 @@ def parse_quantity(value: str | int | float | Decimal) -> Decimal:
         if not math.isfinite(value):
             raise QuantityError(f"not a quantity: {value!r}")
         return Decimal(repr(value))
+    if not isinstance(value, str):
+        raise QuantityError(f"not a quantity: {value!r}")
     match = _QUANTITY.match(value.strip())
     if match is None:
         raise QuantityError(f"not a quantity: {value!r}")
