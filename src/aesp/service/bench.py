@@ -211,7 +211,7 @@ async def _drive(
                     latencies.append(done - start)
                 else:
                     fail(f"HTTP {status}")
-            except (OSError, asyncio.TimeoutError, ValueError) as exc:
+            except (TimeoutError, OSError, ValueError) as exc:
                 fail(type(exc).__name__)
             seq += 1
             due += interval_s
