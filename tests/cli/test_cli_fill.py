@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
-from aesp.cli.main import main
 
 NODES = """sn,cpu_milli,memory_mib,gpu,model
 n0,16000,65536,2,T4
@@ -26,24 +23,6 @@ p4,1000,1024,1,250,T4,LS,Running,40,400,40
 """
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
-
-
-@pytest.fixture
-def aesp(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Run:
-    """Run ``main()`` in this process with ``aesp simulate ARGS``; returns code and output."""
-
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        monkeypatch.setattr(sys, "argv", ["aesp", "simulate", *args])
-        capsys.readouterr()
-        try:
-            main()
-            code = 0
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-        out = capsys.readouterr()
-        return subprocess.CompletedProcess(list(args), code, out.out, out.err)
-
-    return run
 
 
 @pytest.fixture
@@ -137,11 +116,17 @@ def test_fill_patience_must_be_positive(aesp: Run, trace: tuple[Path, Path]) -> 
     assert r.returncode == 2
 
 
-def test_unknown_gpu_model_is_one_error_line(aesp: Run, tmp_path: Path) -> None:
+def test_unknown_gpu_model_is_one_error_line_for_capability_aware_profiles(
+    aesp: Run, tmp_path: Path
+) -> None:
+    # A trace replays at recorded speed, so kube-default needs no capability matrix and accepts
+    # any GPU model; `aesp` scores by capability and must name the unknown device.
     nodes, pods = tmp_path / "nodes.csv", tmp_path / "pods.csv"
     nodes.write_text("sn,cpu_milli,memory_mib,gpu,model\nbig-iron,64000,262144,8,H100\n")
     pods.write_text(PODS)
-    r = aesp("--mode", "fill", "--pods", str(pods), "--nodes", str(nodes), "--scheduler", "kube-default")
+    args = ("--mode", "fill", "--pods", str(pods), "--nodes", str(nodes), "--patience", "3")
+    assert aesp(*args, "--scheduler", "kube-default").returncode == 0
+    r = aesp(*args, "--scheduler", "aesp")
     assert r.returncode == 2
     assert "node big-iron: unknown device kind 'gpu_h100'" in r.stderr
     assert "Traceback" not in r.stderr

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from aesp.cli.main import app, main
+from aesp.cli.main import app
 from aesp.config.loader import SCENARIOS_DIR
 
 AESP = Path(sys.executable).parent / "aesp"
@@ -37,26 +37,6 @@ def aesp_script(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(AESP), "simulate", *args], capture_output=True, text=True, timeout=120
     )
-
-
-@pytest.fixture
-def aesp(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> Callable[..., subprocess.CompletedProcess[str]]:
-    """Run ``main()`` in this process with ``aesp simulate ARGS``; returns code and output."""
-
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        monkeypatch.setattr(sys, "argv", ["aesp", "simulate", *args])
-        capsys.readouterr()
-        try:
-            main()
-            code = 0
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-        out = capsys.readouterr()
-        return subprocess.CompletedProcess(list(args), code, out.out, out.err)
-
-    return run
 
 
 Aesp = Callable[..., subprocess.CompletedProcess[str]]
