@@ -8,6 +8,8 @@ from typing import Annotated, Any
 
 import typer
 
+from aesp.cli.tables import table_console
+
 app = typer.Typer(no_args_is_help=True, help="Speed benchmarks.")
 
 SERVICE_GOAL = "1,000 agents reporting every 5 s held with p99 < 100 ms"
@@ -60,7 +62,6 @@ def placement(
     json_out: Annotated[Path | None, typer.Option("--json", help="Write results as JSON.")] = None,
 ) -> None:
     """Decision throughput (pods/s) and p99 decision latency, sequential against batch."""
-    from rich.console import Console
     from rich.table import Table
 
     from aesp.experiments.bench import placement_bench
@@ -73,6 +74,6 @@ def placement(
     for name, r in doc["results"].items():
         table.add_row(name, f"{r['pods_per_s']:,.0f}", f"{r['p50_decision_ms']:.2f}",
                       f"{r['p99_decision_ms']:.2f}", f"{r['placed']:,}", f"{r['calls']:,}")
-    Console().print(table)
+    table_console().print(table)
     if json_out is not None:
         json_out.write_text(json.dumps(doc, indent=2) + "\n")

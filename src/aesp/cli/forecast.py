@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from aesp.cli.tables import table_console
 from aesp.forecast.backtest import METRIC_NAMES, BacktestConfig, BacktestReport, run_backtest
 from aesp.forecast.datasets import READERS, DatasetError, load_dataset
 from aesp.forecast.panel import Panel, steps_for
@@ -112,7 +113,7 @@ def eval_command(
         raise _fail(str(exc)) from None
     except ValueError as exc:
         raise _fail(f"{dataset}: {exc}") from None
-    Console().print(_table(dataset, panel, report))
+    table_console().print(_table(dataset, panel, report))
     if json_path is not None:
         json_path.write_text(json.dumps(report_json(dataset, report), indent=2) + "\n")
 

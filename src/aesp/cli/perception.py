@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from aesp.cli.errors import USER_ERRORS, describe, fail
+from aesp.cli.tables import table_console
 from aesp.experiments import scenario_workload
 from aesp.experiments.perception import (
     POLICY_NAMES,
@@ -78,7 +79,7 @@ def evaluate(
     except USER_ERRORS as exc:
         raise fail(describe(exc)) from None
     title = f"{workload.name} (seed {workload.seed}, {scheduler})"
-    Console().print(policy_table(title, results))
+    table_console().print(policy_table(title, results))
     if json_out is not None:
         doc = perception_document(workload, scheduler, config, results)
         try:

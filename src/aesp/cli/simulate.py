@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from aesp.cli.tables import fill_table, results_table
+from aesp.cli.tables import fill_table, results_table, table_console
 from aesp.config import DEFAULT_SCENARIO
 from aesp.core import Scheduler
 from aesp.experiments import (
@@ -41,7 +41,7 @@ def run_fill(
 ) -> None:
     """The fill experiment: allocation at saturation per scheduler."""
     results = fill_compare(workload, schedulers, patience)
-    Console().print(fill_table(workload.name, workload.seed, results))
+    table_console().print(fill_table(workload.name, workload.seed, results))
     if json_out is not None:
         json_out.write_text(json.dumps(fill_document(workload, results), indent=2) + "\n")
         Console(stderr=True).print(f"results written to {json_out}")
@@ -119,7 +119,7 @@ def simulate(
     else:
         with progress_bars(console) as factory:
             results = compare(workload, schedulers, factory, oracle, report_interval)
-    Console().print(results_table(f"{workload.name}, {perception}", workload.seed, results))
+    table_console().print(results_table(f"{workload.name}, {perception}", workload.seed, results))
     if json_out is not None:
         doc = results_document(workload, results, perception)
         json_out.write_text(json.dumps(doc, indent=2) + "\n")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable
 
+from rich.console import Console
 from rich.table import Table
 
 from aesp.sim.fill import FillResult
@@ -71,3 +73,8 @@ def fill_table(workload: str, seed: int, results: dict[str, FillResult]) -> Tabl
     for label, cell in rows:
         table.add_row(label, *(cell(r) for r in results.values()))
     return table
+
+
+def table_console() -> Console:
+    """Standard output for result tables; wide enough not to fold columns when piped."""
+    return Console(width=None if sys.stdout.isatty() else 160)
