@@ -12,6 +12,14 @@ OPENB_DIR = SHARED_DATA / "alibaba-gpu-2023"
 
 
 @pytest.fixture
+def data_dir() -> Path:
+    """``../shared/data`` beside the project; skips when it is absent (e.g. a fresh clone)."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"real trace data not found at {SHARED_DATA.resolve()} (see shared/data/README.md)")
+    return SHARED_DATA
+
+
+@pytest.fixture
 def openb_dir() -> Path:
     """The OpenB GPU trace directory; skips the test when the shared data is absent."""
     if not (OPENB_DIR / "openb_pod_list_default.csv").is_file():

@@ -2,22 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from aesp.forecast.panel import Panel
-
-DATA_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
-
-
-@pytest.fixture
-def data_dir() -> Path:
-    """``../shared/data`` next to the repository; skip when this clone has none."""
-    if not DATA_DIR.is_dir():
-        pytest.skip(f"public traces not found at {DATA_DIR.resolve()} (see docs/forecasting.md)")
-    return DATA_DIR
 
 
 def synthetic_panel(n_series: int = 3, n_steps: int = 600, step_s: int = 300) -> Panel:

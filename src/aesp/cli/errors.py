@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 import typer
 from rich.console import Console
 
@@ -61,8 +59,4 @@ def run_guarded(app: typer.Typer) -> int:
     return 0
 
 
-def exit_code_of(exc: BaseException) -> int:
-    return EXIT_USAGE if isinstance(exc, USER_ERRORS) else 1
-
-
-__all__ = ["EXIT_USAGE", "USER_ERRORS", "describe", "fail", "run_guarded", "sys"]
+__all__ = ["EXIT_USAGE", "USER_ERRORS", "describe", "fail", "run_guarded"]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from aesp.config.loader import ConfigError, read_yaml
+from aesp.config.loader import ConfigError, read_yaml, validation_problem
 from aesp.core.capability import CapabilityError, CapabilityMatrix
 
 CAPABILITY_FILE = Path(__file__).resolve().parents[1] / "configs" / "capability.yaml"
@@ -43,7 +43,6 @@ def load_capability(path: str | Path | None = None) -> CapabilityMatrix:
             offload=cfg.offload,
         )
     except ValidationError as exc:
-        first = exc.errors()[0]
-        raise ConfigError(f"{p}: {'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+        raise ConfigError(f"{p}: {validation_problem(exc)}") from None
     except CapabilityError as exc:
         raise ConfigError(f"{p}: {exc}") from None

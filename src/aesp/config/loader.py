@@ -49,6 +49,13 @@ def yaml_problem(exc: yaml.YAMLError) -> str:
     return f"{problem} (line {mark.line + 1}, column {mark.column + 1})" if mark else str(problem)
 
 
+def validation_problem(exc: ValidationError) -> str:
+    """A validation error as one line: where the first invalid field is, and what is wrong."""
+    first = exc.errors()[0]
+    loc = ".".join(str(p) for p in first["loc"]) or "(top level)"
+    return f"{loc}: {first['msg']}"
+
+
 def read_yaml(path: Path) -> Any:
     try:
         return yaml.safe_load(path.read_text())
@@ -68,6 +75,4 @@ def load_scenario(name_or_path: str = DEFAULT_SCENARIO) -> ScenarioConfig:
     try:
         return ScenarioConfig.model_validate(read_yaml(path))
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        raise ConfigError(f"{path}: {loc}: {first['msg']}") from None
+        raise ConfigError(f"{path}: {validation_problem(exc)}") from None

@@ -31,6 +31,7 @@ import numpy as np
 from aesp.core import ClusterSnapshot, NodeTable
 from aesp.core.resources import BoolArray
 from aesp.experiments.runs import Workload
+from aesp.experiments.schedulers import make_scheduler
 from aesp.perception import (
     Adaptive,
     Agent,
@@ -40,7 +41,6 @@ from aesp.perception import (
     GlobalView,
     ReportingPolicy,
 )
-from aesp.placement import build_scheduler
 from aesp.sim.driver import Observer, Simulation, Ticker
 from aesp.sim.faults import FaultConfig, FaultPlan
 from aesp.sim.fleet import Fleet
@@ -268,7 +268,7 @@ def run_policy(
         )
         observer, ticker = state, state
     sim = Simulation(
-        workload.table, workload.tasks, build_scheduler(scheduler, seed=workload.seed),
+        workload.table, workload.tasks, make_scheduler(scheduler, workload.seed),
         workload.sim, speed=workload.speed, observer=observer, faults=plan, ticker=ticker,
     )
     metrics = sim.run()
@@ -291,7 +291,7 @@ def perception_compare(
     unknown = [p for p in policies if p not in POLICY_NAMES]
     if unknown:
         raise ValueError(f"unknown reporting policies {unknown}; known: {', '.join(POLICY_NAMES)}")
-    build_scheduler(scheduler, seed=workload.seed)  # fail on a bad name before any run
+    make_scheduler(scheduler, workload.seed)  # fail on a bad name before any run
     return {p: run_policy(workload, scheduler, p, config) for p in policies}
 
 

@@ -13,6 +13,8 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from aesp.config.loader import validation_problem, yaml_problem
+
 CONFIG_ENV = "AESP_CONFIG"
 
 
@@ -127,8 +129,6 @@ def load_settings(path: str | Path | None = None) -> ServiceSettings:
     except OSError as exc:
         raise SettingsError(f"cannot read config {path}: {exc.strerror}") from None
     except yaml.YAMLError as exc:
-        raise SettingsError(f"config {path} is not valid YAML: {exc}") from None
+        raise SettingsError(f"config {path} is not valid YAML: {yaml_problem(exc)}") from None
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"])
-        raise SettingsError(f"config {path}: {loc}: {first['msg']}") from None
+        raise SettingsError(f"config {path}: {validation_problem(exc)}") from None

@@ -333,17 +333,6 @@ class Simulation:
         )
 
 
-def simulate(
-    table: NodeTable,
-    tasks: Sequence[Task],
-    scheduler: Scheduler,
-    config: SimConfig = SimConfig(),
-    **kwargs: object,
-) -> RunMetrics:
-    """Convenience wrapper: build a :class:`Simulation` and run it."""
-    return Simulation(table, tasks, scheduler, config, **kwargs).run()  # type: ignore[arg-type]
-
-
 __all__ = [
     "GroundTruth",
     "Observer",
@@ -352,5 +341,4 @@ __all__ = [
     "SpeedModel",
     "Ticker",
     "UnitSpeed",
-    "simulate",
 ]

@@ -8,19 +8,7 @@ from pathlib import Path
 
 import pytest
 
-DATA_DIR = Path(__file__).resolve().parents[3] / ".." / "shared" / "data"
-
 WriteTrace = Callable[..., Path]
-
-
-@pytest.fixture
-def data_dir() -> Path:
-    """``../shared/data`` beside the project; skips when it is absent (e.g. a fresh clone)."""
-    if not DATA_DIR.is_dir():
-        pytest.skip(
-            f"real trace data not found at {DATA_DIR.resolve()} (see shared/data/README.md)"
-        )
-    return DATA_DIR
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from aesp.config.loader import yaml_problem
+from aesp.config.loader import validation_problem, yaml_problem
 
 PROFILES_DIR = Path(__file__).resolve().parents[2] / "configs" / "profiles"
 
@@ -71,9 +71,7 @@ def load_profile(name_or_path: str) -> Profile:
     except yaml.YAMLError as exc:
         raise ProfileError(f"profile {path} is not valid YAML: {yaml_problem(exc)}") from None
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"])
-        raise ProfileError(f"profile {path}: {loc}: {first['msg']}") from None
+        raise ProfileError(f"profile {path}: {validation_problem(exc)}") from None
 
 
 def _normalise(raw: Any) -> Any:

@@ -39,6 +39,29 @@ def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
     return max(num_all_nodes * pct // 100, MIN_FEASIBLE_NODES_TO_FIND)
 
 
+class NodeSampler:
+    """kube-scheduler's feasible-node sampling: the first ``numFeasibleNodesToFind`` feasible
+    nodes from a start index that rotates between calls, so successive tasks see different
+    nodes on large clusters."""
+
+    def __init__(self, percentage_of_nodes_to_score: int) -> None:
+        self.percentage = percentage_of_nodes_to_score
+        self.next_start_node_index = 0
+
+    def candidates(self, mask: BoolArray) -> IntArray:
+        """The feasible nodes to score (sorted), advancing the start index past them."""
+        n = len(mask)
+        k = num_feasible_nodes_to_find(self.percentage, n)
+        order = np.roll(np.arange(n), -self.next_start_node_index)
+        feasible = order[mask[order]]
+        if len(feasible) <= k:
+            self.next_start_node_index = self.next_start_node_index % n
+            return np.sort(feasible)
+        last = int(np.flatnonzero(order == feasible[k - 1])[0])
+        self.next_start_node_index = (self.next_start_node_index + last + 1) % n
+        return np.sort(feasible[:k])
+
+
 @dataclass
 class Framework:
     """A profile's plugin instances."""

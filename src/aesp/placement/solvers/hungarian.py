@@ -36,8 +36,8 @@ from aesp.core import Binding, Code, Decision, Request, Status, Task, resource_f
 from aesp.core.resources import FloatArray, IntArray
 from aesp.placement.framework.interfaces import MAX_NODE_SCORE, CycleState
 from aesp.placement.framework.reservation import Reservations, ReservationSettings
-from aesp.placement.framework.runtime import Framework
-from aesp.placement.solvers.sequential import SequentialSolver, could_fit_somewhere, queue_order
+from aesp.placement.framework.runtime import Framework, NodeSampler
+from aesp.placement.solvers.sequential import could_fit_somewhere, queue_order
 
 BIG = 1e12
 
@@ -121,8 +121,7 @@ class HungarianSolver:
     def __init__(self, framework: Framework, settings: HungarianSettings | None = None) -> None:
         self.framework = framework
         self.settings = settings or HungarianSettings(**framework.profile.solver_args)
-        self.sampler = SequentialSolver(framework)
-        """Supplies kube's rotating ``percentageOfNodesToScore`` sampling of feasible nodes."""
+        self.sampler = NodeSampler(framework.profile.percentage_of_nodes_to_score)
         self.base_bonus = MAX_NODE_SCORE * float(framework.weights.sum()) + 1.0
         held = framework.profile.reservation
         self.reservations = Reservations(framework, ReservationSettings(**held)) if held else None  # type: ignore[arg-type]

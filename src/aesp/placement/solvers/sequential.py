@@ -16,7 +16,7 @@ from aesp.core import Binding, Code, Decision, Status, Task, gpu_fit
 from aesp.core.resources import CPU, MEM, BoolArray, IntArray
 from aesp.placement.framework.interfaces import CycleState
 from aesp.placement.framework.reservation import Reservations, ReservationSettings
-from aesp.placement.framework.runtime import Framework, num_feasible_nodes_to_find
+from aesp.placement.framework.runtime import Framework, NodeSampler
 
 
 def queue_order(pending: Sequence[Task]) -> list[Task]:
@@ -50,22 +50,22 @@ class SequentialSolver:
 
     def __init__(self, framework: Framework) -> None:
         self.framework = framework
-        self.next_start_node_index = 0
+        self.sampler = NodeSampler(framework.profile.percentage_of_nodes_to_score)
         held = framework.profile.reservation
         self.reservations = Reservations(framework, ReservationSettings(**held)) if held else None  # type: ignore[arg-type]
 
+    @property
+    def next_start_node_index(self) -> int:
+        """Where the kube-style search for feasible nodes starts next."""
+        return self.sampler.next_start_node_index
+
+    @next_start_node_index.setter
+    def next_start_node_index(self, value: int) -> None:
+        self.sampler.next_start_node_index = value
+
     def candidates(self, mask: BoolArray) -> IntArray:
         """The feasible nodes to score, found from the rotating start index."""
-        n = len(mask)
-        k = num_feasible_nodes_to_find(self.framework.profile.percentage_of_nodes_to_score, n)
-        order = np.roll(np.arange(n), -self.next_start_node_index)
-        feasible = order[mask[order]]
-        if len(feasible) <= k:
-            self.next_start_node_index = self.next_start_node_index % n
-            return np.sort(feasible)
-        last = int(np.flatnonzero(order == feasible[k - 1])[0])
-        self.next_start_node_index = (self.next_start_node_index + last + 1) % n
-        return np.sort(feasible[:k])
+        return self.sampler.candidates(mask)
 
     def solve(self, state: CycleState, pending: Sequence[Task]) -> Decision:
         fw = self.framework
